@@ -1,0 +1,153 @@
+/**
+ * The tool contract. One object per tool, one file per tool (tools/builtin/<name>.ts).
+ *
+ * A call goes through the pipeline (execution/pipeline.ts) in this order:
+ *   inputSchema.safeParse → validateInput → PreToolUse hooks → checkPermissions + policy → call()
+ *   → PostToolUse hooks → mapToolResultToToolResultBlockParam.
+ *
+ * `internalInputSchema` is the whole input a tool understands; `inputSchema` (what the model sees
+ * and what model input is parsed with) is derived from it by omitting the hidden keys, and is
+ * strict, so a model can never reach a parameter only the system may pass.
+ */
+import { z } from 'zod';
+import type { FileStateCache } from './file-state.js';
+import type { JsonSchema, ToolResultBlock } from '../model/types.js';
+
+export type ValidationResult =
+  | { result: true }
+  | { result: false; message: string; errorCode: number };
+
+/** What a call asks of the policy. Modes and rules decide on this, never on the raw input. */
+export interface PermissionRequest {
+  /**
+   * What rule specifiers match against: the command for Bash, the absolute path for file tools,
+   * `domain:<host>` for WebFetch. Absent for tools whose rules only name the tool.
+   */
+  ruleContent?: string;
+  /** read: changes nothing; edit: changes files; execute: runs a program; other: anything else. */
+  access: 'read' | 'edit' | 'execute' | 'other';
+  /** Absolute paths the call touches; checked against the workspace roots. */
+  paths?: readonly string[];
+}
+
+export interface ShellState {
+  /** The Bash tool's working directory; kept between calls while inside the workspace. */
+  cwd: string;
+}
+
+export interface ToolContext {
+  /** Where the session started: relative paths, memory files and rules anchor here. */
+  readonly projectDir: string;
+  /** The directories file tools may change: projectDir plus additional directories (resolved). */
+  readonly workspaceRoots: readonly string[];
+  readonly shell: ShellState;
+  readonly fileState: FileStateCache;
+  readonly signal: AbortSignal;
+  readonly toolUseId: string;
+  /** Environment for child processes, with secrets removed (DECISIONS #16). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Path of a ripgrep binary, or null to use the built-in search. */
+  readonly ripgrepPath: string | null;
+}
+
+export interface ToolProgress {
+  type: 'progress';
+  message: string;
+}
+
+export interface ToolOutput<Output> {
+  /** The structured result: what PostToolUse hooks receive as `tool_response`. */
+  data: Output;
+}
+
+export type ToolCallGenerator<Output> = AsyncGenerator<ToolProgress, ToolOutput<Output>, void>;
+
+/** How a tool is written. `defineTool` fills in the safe defaults and erases the types. */
+export interface ToolDefinition<Schema extends z.ZodObject, Output> {
+  name: string;
+  /** Other names rules and hook matchers may use for this tool (e.g. Task for Agent). */
+  aliases?: readonly string[];
+  description: string;
+  internalInputSchema: Schema;
+  /** Keys of internalInputSchema the model must never see or set. */
+  hiddenKeys?: readonly (keyof Schema['shape'] & string)[];
+  userFacingName?(input: Partial<z.infer<Schema>> | undefined): string;
+  isConcurrencySafe?(input: z.infer<Schema>): boolean;
+  isReadOnly?(input: z.infer<Schema>): boolean;
+  requiresUserInteraction?(): boolean;
+  validateInput?(input: z.infer<Schema>, context: ToolContext): Promise<ValidationResult>;
+  checkPermissions(input: z.infer<Schema>, context: ToolContext): PermissionRequest;
+  call(input: z.infer<Schema>, context: ToolContext): ToolCallGenerator<Output>;
+  mapToolResultToToolResultBlockParam(output: Output, toolUseId: string): ToolResultBlock;
+}
+
+/**
+ * The erased form the registry and the pipeline hold. Every method taking `input` is only ever
+ * called with the result of parsing `inputSchema` or `internalInputSchema`.
+ */
+export interface Tool {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly description: string;
+  readonly inputSchema: z.ZodType;
+  readonly internalInputSchema: z.ZodType;
+  readonly hiddenKeys: readonly string[];
+  userFacingName(input?: unknown): string;
+  isConcurrencySafe(input: unknown): boolean;
+  isReadOnly(input: unknown): boolean;
+  requiresUserInteraction(): boolean;
+  validateInput(input: unknown, context: ToolContext): Promise<ValidationResult>;
+  checkPermissions(input: unknown, context: ToolContext): PermissionRequest;
+  call(input: unknown, context: ToolContext): ToolCallGenerator<unknown>;
+  mapToolResultToToolResultBlockParam(output: unknown, toolUseId: string): ToolResultBlock;
+  /** The JSON Schema the model sees, derived from inputSchema. */
+  jsonSchema(): JsonSchema;
+}
+
+export function defineTool<Schema extends z.ZodObject, Output>(
+  definition: ToolDefinition<Schema, Output>,
+): Tool {
+  const hiddenKeys = definition.hiddenKeys ?? [];
+  const internal = definition.internalInputSchema.strict();
+  const hidden = new Set<string>(hiddenKeys);
+  const visibleShape = Object.fromEntries(
+    Object.entries(internal.shape).filter(([key]) => !hidden.has(key)),
+  );
+  const external = z.strictObject(visibleShape);
+  let cachedJsonSchema: JsonSchema | undefined;
+  // The casts below are sound by construction: the pipeline parses input with one of these
+  // schemas before calling any of the methods.
+  type Input = z.infer<Schema>;
+  const typed = (input: unknown) => input as Input;
+  return {
+    name: definition.name,
+    aliases: definition.aliases ?? [],
+    description: definition.description,
+    inputSchema: external,
+    internalInputSchema: internal,
+    hiddenKeys,
+    userFacingName: (input) =>
+      definition.userFacingName?.(input as Partial<Input> | undefined) ?? definition.name,
+    isConcurrencySafe: (input) => definition.isConcurrencySafe?.(typed(input)) ?? false,
+    isReadOnly: (input) => definition.isReadOnly?.(typed(input)) ?? false,
+    requiresUserInteraction: () => definition.requiresUserInteraction?.() ?? false,
+    validateInput: async (input, context) =>
+      definition.validateInput ? definition.validateInput(typed(input), context) : { result: true },
+    checkPermissions: (input, context) => definition.checkPermissions(typed(input), context),
+    call: (input, context) => definition.call(typed(input), context),
+    mapToolResultToToolResultBlockParam: (output, toolUseId) =>
+      definition.mapToolResultToToolResultBlockParam(output as Output, toolUseId),
+    jsonSchema: () => (cachedJsonSchema ??= toModelJsonSchema(external)),
+  };
+}
+
+/** JSON Schema for the `tools` array: draft 2020-12 without the `$schema` marker. */
+export function toModelJsonSchema(schema: z.ZodType): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input' });
+  return rest;
+}
+
+/** The error text the model sees for failures it can correct (CC-COMPAT §3, general conventions). */
+export function toolUseError(message: string): string {
+  return `<tool_use_error>${message}</tool_use_error>`;
+}
