@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 
 const entries = [
   ['src/cli/index.ts', 'dist/cli'],
+  ['src/demo/index.ts', 'dist/demo'],
 ];
 
 rmSync('dist', { recursive: true, force: true });

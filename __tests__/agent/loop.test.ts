@@ -1,0 +1,178 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAgent } from '../../src/agent/loop.js';
+import { createAnthropicClient } from '../../src/model/anthropic-client.js';
+import type { ReplayScriptEntry, ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import { createPause, startReplayServer } from '../../src/model/replay-server.js';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import { parseRule } from '../../src/permissions/rules.js';
+import type { PermissionPolicy } from '../../src/permissions/types.js';
+import { makePipeline } from '../helpers/pipeline-harness.js';
+import { controlledTool, makeCallLog } from '../helpers/test-tools.js';
+
+let server: ReplayServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function run(
+  turns: ReplayScriptEntry[],
+  options: { maxTurns?: number; policy?: Partial<PermissionPolicy>; server?: Partial<ReplayServerOptions> } = {},
+) {
+  server = await startReplayServer({ turns, apiKey: 'sk-test', ...options.server });
+  const log = makeCallLog();
+  const { deps, events } = makePipeline([controlledTool('Read', true, log), controlledTool('Edit', false, log)], {
+    policy: options.policy,
+  });
+  const result = await runAgent({
+    prompt: 'fix it',
+    model: 'claude-sonnet-5-5',
+    systemPrompt: 'you are a test',
+    modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
+    pipeline: deps,
+    permissionMode: 'default',
+    cwd: '/repo',
+    maxTurns: options.maxTurns,
+    events: (event) => events.push(event),
+  });
+  return { result, events, log, requests: server.requests };
+}
+
+function toolResultsOf(body: unknown): ToolResultBlock[] {
+  const messages = (body as { messages: Message[] }).messages;
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'user' || typeof last.content === 'string') return [];
+  return last.content.filter((block): block is ToolResultBlock => block.type === 'tool_result');
+}
+
+describe('runAgent', () => {
+  it('ends with the model text when the model answers without tools', async () => {
+    const { result, events } = await run([[{ type: 'text', text: 'All done.' }]]);
+    expect(result).toMatchObject({ subtype: 'success', isError: false, result: 'All done.', numTurns: 1 });
+    expect(result.usage.output_tokens).toBeGreaterThan(0);
+    expect(result.totalCostUsd).toBeGreaterThan(0);
+    expect(Object.keys(result.modelUsage)).toEqual(['claude-sonnet-5-5']);
+    expect(events.map((event) => event.type)).toEqual(['session-start', 'assistant-message', 'result']);
+    expect(events.filter((event) => event.type === 'tool-result')).toEqual([]);
+  });
+
+  it('sends all tool results of a turn in one user message, in tool_use order', async () => {
+    const { result, requests } = await run([
+      [
+        { type: 'text', text: 'Reading.' },
+        { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { id: 'a', auto: true } },
+        { type: 'tool_use', id: 'toolu_b', name: 'Read', input: { id: 'b', auto: true } },
+        { type: 'tool_use', id: 'toolu_c', name: 'Nope', input: {} },
+      ],
+      [{ type: 'text', text: 'Done.' }],
+    ]);
+    expect(result.subtype).toBe('success');
+    expect(requests).toHaveLength(2);
+    const results = toolResultsOf(requests[1]?.body);
+    expect(results.map((block) => block.tool_use_id)).toEqual(['toolu_a', 'toolu_b', 'toolu_c']);
+    expect(results.map((block) => block.is_error)).toEqual([false, false, true]);
+    const sent = (requests[1]?.body as { messages: Message[] }).messages;
+    expect(sent.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('starts a tool while the model is still streaming the rest of its message', async () => {
+    const pause = createPause();
+    server = undefined;
+    const turn: ReplayScriptEntry = {
+      content: [
+        { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { id: 'a', auto: true } },
+        { type: 'text', text: 'still talking' },
+      ],
+      pauseAfter: { event: 'content_block_stop', blockIndex: 0, handle: pause },
+    };
+    const log = makeCallLog();
+    server = await startReplayServer({ turns: [turn, [{ type: 'text', text: 'ok' }]] });
+    const { deps } = makePipeline([controlledTool('Read', true, log)]);
+    const running = runAgent({
+      prompt: 'p',
+      model: 'claude-sonnet-5-5',
+      systemPrompt: 's',
+      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+      pipeline: deps,
+      permissionMode: 'default',
+      cwd: '/repo',
+      events: () => undefined,
+    });
+    await pause.reached;
+    await log.started('a');
+    expect(pause.isReleased).toBe(false);
+    expect(log.events).toContain('start:a');
+    pause.release();
+    const result = await running;
+    expect(result.subtype).toBe('success');
+  });
+
+  it('stops before asking the model again once max turns is reached, after running that turn’s tools', async () => {
+    const loop = { type: 'tool_use' as const, name: 'Read', input: { id: 'x', auto: true } };
+    const { result, log, requests } = await run(
+      [
+        [{ ...loop, id: 'toolu_1' }],
+        [{ ...loop, id: 'toolu_2' }],
+        [{ ...loop, id: 'toolu_3' }],
+      ],
+      { maxTurns: 2 },
+    );
+    expect(result).toMatchObject({ subtype: 'error_max_turns', isError: true, numTurns: 2 });
+    expect(result.errors).toEqual(['Reached max turns (2)']);
+    expect(requests).toHaveLength(2);
+    expect(log.events.filter((event) => event.startsWith('end:'))).toHaveLength(2);
+  });
+
+  it('records every denial with its rule in permission_denials', async () => {
+    const { result } = await run(
+      [
+        [{ type: 'tool_use', id: 'toolu_e', name: 'Edit', input: { id: 'e', auto: true } }],
+        [{ type: 'text', text: 'I could not edit.' }],
+      ],
+      { policy: { mode: 'default', deny: [parseRule('Edit', '--disallowedTools')] } },
+    );
+    expect(result.permissionDenials).toEqual([
+      {
+        tool_name: 'Edit',
+        tool_use_id: 'toolu_e',
+        tool_input: { id: 'e', auto: true },
+        reason: "denied by rule 'Edit' (--disallowedTools)",
+        rules: ['Edit'],
+      },
+    ]);
+  });
+
+  it('ends with an execution error when the stream breaks, and every started tool gets a result', async () => {
+    const { result, events } = await run(
+      [
+        [
+          { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { id: 'a', auto: true } },
+          { type: 'text', text: 'never finished, because the connection drops in the middle of this' },
+        ],
+      ],
+      { server: { faults: { 0: { kind: 'drop', afterEvents: 9, how: 'end' } } } },
+    );
+    expect(result.subtype).toBe('error_during_execution');
+    expect(result.errors[0]).toBeTruthy();
+    expect(server?.requests[0]?.sentEvents).toContain('content_block_stop');
+    const toolResults = events.filter((event) => event.type === 'tool-result');
+    expect(toolResults).toHaveLength(1);
+  });
+
+  it('fails with a clear error when the API key is rejected', async () => {
+    server = await startReplayServer({ turns: [], apiKey: 'right' });
+    const { deps } = makePipeline([]);
+    const result = await runAgent({
+      prompt: 'p',
+      model: 'claude-sonnet-5-5',
+      systemPrompt: 's',
+      modelClient: createAnthropicClient({ apiKey: 'wrong', baseURL: server.url }),
+      pipeline: deps,
+      permissionMode: 'default',
+      cwd: '/repo',
+      events: () => undefined,
+    });
+    expect(result.subtype).toBe('error_during_execution');
+    expect(result.errors[0]).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * The built CLI end to end: real process, real git repository, real SDK against the replay
+ * server. Asserts what the model was sent back, the files on disk and the stream-json output.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import type { CliRun } from '../helpers/cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
+
+const STREAM = ['--output-format', 'stream-json', '--verbose'];
+const runs: CliRun[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) run.workspace.cleanup();
+});
+
+async function cli(...parameters: Parameters<typeof runCli>): Promise<CliRun> {
+  const run = await runCli(...parameters);
+  runs.push(run);
+  return run;
+}
+
+/** The tool_results the model received, by tool_use id. */
+function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
+  const results = new Map<string, ToolResultBlock>();
+  for (const request of run.server.requests) {
+    const body = request.body as { messages?: Message[] } | undefined;
+    for (const message of body?.messages ?? []) {
+      if (message.role !== 'user' || typeof message.content === 'string') continue;
+      for (const block of message.content) if (block.type === 'tool_result') results.set(block.tool_use_id, block);
+    }
+  }
+  return results;
+}
+
+const ROOT = '$ROOT';
+const at = (run: CliRun, relative: string) => `${run.workspace.root}/${relative}`;
+const withRoot = <T>(value: T, root: string): T => JSON.parse(JSON.stringify(value).replaceAll(ROOT, root)) as T;
+
+describe('ci-agent -p (built CLI)', () => {
+  it('reads, edits and reports in stream-json, with tool input split across many deltas', async () => {
+    const turns = [
+      [{ type: 'tool_use', id: 'toolu_01', name: 'Read', input: { file_path: `${ROOT}/a.py` } }],
+      [
+        { type: 'text', text: 'Fixing the return value.' },
+        {
+          type: 'tool_use',
+          id: 'toolu_02',
+          name: 'Edit',
+          input: { file_path: `${ROOT}/a.py`, old_string: 'return 1', new_string: 'return 2' },
+        },
+      ],
+      [{ type: 'text', text: 'Changed f to return 2.' }],
+    ];
+    const run = await cli(['-p', 'fix f', ...STREAM, '--permission-mode', 'acceptEdits'], {
+      files: { 'a.py': 'def f():\n    return 1\n' },
+      turns: (root) => withRoot(turns, root) as never,
+      server: { jsonChunkSize: 3 },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(readFileSync(at(run, 'a.py'), 'utf8')).toBe('def f():\n    return 2\n');
+
+    const sent = resultsSent(run);
+    expect(sent.get('toolu_01')?.content).toBe('1\tdef f():\n2\t    return 1\n3\t');
+    expect(sent.get('toolu_01')?.is_error).toBeFalsy();
+    expect(sent.get('toolu_02')?.is_error).toBeFalsy();
+
+    const types = run.lines.map((line) => `${String(line.type)}${line.subtype ? `/${String(line.subtype)}` : ''}`);
+    expect(types[0]).toBe('system/init');
+    expect(types.filter((type) => type === 'assistant')).toHaveLength(3);
+    expect(types.filter((type) => type === 'user')).toHaveLength(2);
+    expect(types[types.length - 1]).toBe('result/success');
+    const init = run.lines[0] as { tools: string[]; permissionMode: string; cwd: string };
+    expect(init.tools).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']);
+    expect(init.permissionMode).toBe('acceptEdits');
+    const result = run.lines[run.lines.length - 1] as Record<string, unknown>;
+    expect(result).toMatchObject({
+      is_error: false,
+      num_turns: 3,
+      result: 'Changed f to return 2.',
+      permission_denials: [],
+    });
+    expect((result.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
+    expect(result.total_cost_usd).toBeGreaterThan(0);
+    const user = run.lines.find((line) => line.type === 'user') as { tool_use_result: { type: string } };
+    expect(user.tool_use_result.type).toBe('text');
+  });
+
+  it('refuses a non-read-only Bash command in default mode, says why and leaves the workspace alone', async () => {
+    const run = await cli(['-p', 'clean up', ...STREAM], {
+      files: { 'keep.txt': 'keep\n' },
+      turns: [
+        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'rm keep.txt' } }],
+        [{ type: 'text', text: 'I was not allowed to delete it.' }],
+      ],
+    });
+    expect(run.code).toBe(0);
+    expect(readFileSync(at(run, 'keep.txt'), 'utf8')).toBe('keep\n');
+    const denied = resultsSent(run).get('toolu_01');
+    expect(denied?.is_error).toBe(true);
+    expect(denied?.content).toContain('Permission to use Bash was denied');
+    const result = run.lines[run.lines.length - 1] as { permission_denials: unknown[] };
+    expect(result.permission_denials).toEqual([
+      expect.objectContaining({ tool_name: 'Bash', tool_use_id: 'toolu_01', tool_input: { command: 'rm keep.txt' } }),
+    ]);
+    const decision = run.lines.find((line) => line.subtype === 'permission_decision');
+    expect(decision).toMatchObject({ behavior: 'deny', ask_resolved: true, decision_source: 'default' });
+  });
+
+  it('runs Bash when --allowedTools allows it, with the exit code in the result and no API key in its env', async () => {
+    const run = await cli(['-p', 'run it', ...STREAM, '--allowedTools', 'Bash'], {
+      turns: [
+        [
+          { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'echo out; echo err >&2; exit 3' } },
+          { type: 'tool_use', id: 'toolu_02', name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"' } },
+        ],
+        [{ type: 'text', text: 'done' }],
+      ],
+    });
+    expect(run.code).toBe(0);
+    const sent = resultsSent(run);
+    expect(sent.get('toolu_01')).toMatchObject({ is_error: true, content: 'Exit code 3\nout\nerr' });
+    expect(sent.get('toolu_02')?.content).toContain('Not run');
+  });
+
+  it('keeps secrets out of the tool environment', async () => {
+    const run = await cli(['-p', 'print', ...STREAM, '--allowedTools', 'Bash'], {
+      turns: [
+        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY][$GITHUB_TOKEN]"' } }],
+        [{ type: 'text', text: 'done' }],
+      ],
+      env: { GITHUB_TOKEN: 'ghp_secret' },
+    });
+    const result = resultsSent(run).get('toolu_01');
+    expect(result?.content).toBe('key=[][]');
+    expect(result?.is_error).toBeFalsy();
+  });
+
+  it('answers unknown tools and invalid input with errors the model can act on', async () => {
+    const run = await cli(['-p', 'x', ...STREAM], {
+      turns: [
+        [
+          { type: 'tool_use', id: 'toolu_01', name: 'CreateFile', input: { path: 'x' } },
+          { type: 'tool_use', id: 'toolu_02', name: 'Read', input: { file_path: 42 } },
+        ],
+        [{ type: 'text', text: 'ok' }],
+      ],
+    });
+    const sent = resultsSent(run);
+    expect(sent.get('toolu_01')?.content).toBe(
+      '<tool_use_error>Error: No such tool available: CreateFile</tool_use_error>',
+    );
+    expect(sent.get('toolu_02')?.content).toBe(
+      '<tool_use_error>InputValidationError: Read failed due to the following issue:\nThe parameter `file_path` type is expected as `string` but provided as `number`</tool_use_error>',
+    );
+  });
+
+  it('prints only the final text in text mode and the result object in json mode', async () => {
+    const turns = [[{ type: 'text' as const, text: 'Just text.' }]];
+    const text = await cli(['-p', 'hi'], { turns });
+    expect(text.stdout).toBe('Just text.\n');
+    const json = await cli(['-p', 'hi', '--output-format', 'json'], { turns });
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'Just text.' });
+  });
+
+  it('stops at --max-turns with an error and a non-zero exit', async () => {
+    const turns = [1, 2, 3].map((index) => [
+      { type: 'tool_use' as const, id: `toolu_${index}`, name: 'Glob', input: { pattern: '*' } },
+    ]);
+    const run = await cli(['-p', 'loop', '--max-turns', '2'], { turns });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('Error: Reached max turns (2)\n');
+    expect(run.server.requests).toHaveLength(2);
+  });
+
+  describe('when the setup is wrong', () => {
+    it('says the API key is missing in one line', async () => {
+      const run = await cli(['-p', 'x'], { env: { ANTHROPIC_API_KEY: undefined } });
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      expect(run.stderr).toMatch(/^Error: ANTHROPIC_API_KEY is not set/);
+      expect(run.server.requests).toHaveLength(0);
+    });
+
+    it('rejects a bad flag in one line', async () => {
+      const run = await cli(['-p', 'x', '--output-format', 'stream-json']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe('Error: --output-format=stream-json requires --verbose (as with claude -p)\n');
+    });
+
+    it('reports a rejected key as an error result', async () => {
+      const run = await cli(['-p', 'x', '--output-format', 'json'], { env: { ANTHROPIC_API_KEY: 'sk-wrong' } });
+      expect(run.code).toBe(1);
+      const result = JSON.parse(run.stdout) as { subtype: string; errors: string[] };
+      expect(result.subtype).toBe('error_during_execution');
+      expect(result.errors[0]).toMatch(/ANTHROPIC_API_KEY/);
+    });
+  });
+});

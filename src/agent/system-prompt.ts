@@ -1,0 +1,121 @@
+/**
+ * The system prompt: who the agent is, how to use its tools in CI, the environment it runs in
+ * (cwd, platform, date, git state) and the project's memory files (CLAUDE.md, AGENTS.md).
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { release } from 'node:os';
+import { join } from 'node:path';
+
+export const MEMORY_FILES = ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'];
+const MEMORY_FILE_LIMIT = 40_000;
+const GIT_STATUS_LINES = 40;
+
+export interface EnvironmentInfo {
+  cwd: string;
+  platform: string;
+  osVersion: string;
+  date: string;
+  git?: { branch: string; status: string; recentCommits: string };
+}
+
+export interface MemoryFile {
+  path: string;
+  content: string;
+}
+
+export interface SystemPromptOptions {
+  environment: EnvironmentInfo;
+  memory: MemoryFile[];
+  toolNames: string[];
+  append?: string;
+}
+
+export function buildSystemPrompt(options: SystemPromptOptions): string {
+  const { environment } = options;
+  const sections = [
+    `You are ci-agent, a coding agent running non-interactively in a continuous-integration job. Nobody will answer questions during the run: make reasonable decisions, do the task completely, and finish with a short summary of what you changed and why.`,
+    `# Working with tools
+- Use the tools (${options.toolNames.join(', ')}) to inspect and change the repository. Read a file before you edit or overwrite it.
+- File paths given to tools should be absolute.
+- Calls in one message that only read (Read, Glob, Grep, read-only Bash) run in parallel; send independent reads together.
+- Some calls are refused by the repository's policy. A refusal says why; do not repeat the same call, choose another way or explain what you needed.
+- Keep changes minimal and focused on the task; run the project's tests when you can.`,
+    `# Environment
+<env>
+Working directory: ${environment.cwd}
+Is directory a git repo: ${environment.git ? 'Yes' : 'No'}
+Platform: ${environment.platform}
+OS Version: ${environment.osVersion}
+Today's date: ${environment.date}
+</env>`,
+  ];
+  if (environment.git) {
+    sections.push(`# Git status at the start of the run (a snapshot; it does not update)
+Current branch: ${environment.git.branch}
+
+Status:
+${environment.git.status || '(clean)'}
+
+Recent commits:
+${environment.git.recentCommits || '(none)'}`);
+  }
+  for (const file of options.memory) {
+    sections.push(`# Project instructions from ${file.path}
+Follow these instructions from the repository; they override the defaults above where they differ.
+
+${file.content}`);
+  }
+  if (options.append) sections.push(options.append);
+  return sections.join('\n\n');
+}
+
+export async function readMemoryFiles(projectDir: string): Promise<MemoryFile[]> {
+  const found = await Promise.all(
+    MEMORY_FILES.map(async (relative) => {
+      try {
+        const content = await readFile(join(projectDir, relative), 'utf8');
+        const trimmed =
+          content.length > MEMORY_FILE_LIMIT
+            ? `${content.slice(0, MEMORY_FILE_LIMIT)}\n… (cut at ${MEMORY_FILE_LIMIT} characters)`
+            : content;
+        return { path: relative, content: trimmed };
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return found.filter((file): file is MemoryFile => file !== undefined && file.content.trim() !== '');
+}
+
+export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentInfo> {
+  const [inside, branch, status, log] = await Promise.all([
+    git(cwd, ['rev-parse', '--is-inside-work-tree']),
+    git(cwd, ['branch', '--show-current']),
+    git(cwd, ['status', '--short']),
+    git(cwd, ['log', '--oneline', '-n', '5']),
+  ]);
+  const statusLines = status?.split('\n').filter(Boolean) ?? [];
+  const shownStatus =
+    statusLines.length > GIT_STATUS_LINES
+      ? [...statusLines.slice(0, GIT_STATUS_LINES), `… and ${statusLines.length - GIT_STATUS_LINES} more`]
+      : statusLines;
+  return {
+    cwd,
+    platform: process.platform,
+    osVersion: `${process.platform} ${release()}`,
+    date: now.toISOString().slice(0, 10),
+    git:
+      inside !== 'true'
+        ? undefined
+        : { branch: branch || '(detached HEAD)', status: shownStatus.join('\n'), recentCommits: log ?? '' },
+  };
+}
+
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: 5_000 }, (error, stdout) => {
+      resolve(error ? undefined : stdout.trim());
+    });
+  });
+}

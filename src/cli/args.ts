@@ -1,0 +1,110 @@
+/**
+ * The command line, parsed once into a frozen, validated settings object. Flags shared with
+ * `claude -p` keep their names and meaning.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { PERMISSION_MODES } from '../permissions/types.js';
+import type { PermissionMode } from '../permissions/types.js';
+import { splitRuleList } from '../permissions/rules.js';
+
+export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface CliSettings {
+  prompt: string | undefined;
+  outputFormat: OutputFormat;
+  verbose: boolean;
+  permissionMode: PermissionMode;
+  allowedTools: string[];
+  disallowedTools: string[];
+  maxTurns: number | undefined;
+  model: string | undefined;
+  appendSystemPrompt: string | undefined;
+  addDir: string[];
+}
+
+/** A usage mistake: printed as one line with a non-zero exit. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function buildProgram(version: string): Command {
+  return new Command('ci-agent')
+    .description('Run a coding agent non-interactively under a policy the repository owns.')
+    .version(version, '-v, --version')
+    .argument('[prompt]', 'the prompt (or pass it with -p, or on standard input)')
+    .option('-p, --print [prompt]', 'print the response and exit (non-interactive; always on)')
+    .addOption(
+      new Option('--output-format <format>', 'output format').choices(OUTPUT_FORMATS).default('text'),
+    )
+    .option('--verbose', 'full turn-by-turn output (required for stream-json)', false)
+    .addOption(
+      new Option('--permission-mode <mode>', 'permission mode').choices(PERMISSION_MODES).default('default'),
+    )
+    .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions', false)
+    .option('--allowedTools, --allowed-tools <rules...>', 'rules to allow, comma- or space-separated')
+    .option('--disallowedTools, --disallowed-tools <rules...>', 'rules to deny, comma- or space-separated')
+    .option('--max-turns <n>', 'stop after this many model turns')
+    .option('--model <model>', 'model id or alias (sonnet, opus, haiku)')
+    .option('--append-system-prompt <text>', 'text appended to the system prompt')
+    .option('--add-dir <dirs...>', 'additional directories the tools may change')
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
+    .allowExcessArguments(false);
+}
+
+interface RawOptions {
+  print?: string | boolean;
+  outputFormat: OutputFormat;
+  verbose: boolean;
+  permissionMode: PermissionMode;
+  dangerouslySkipPermissions: boolean;
+  allowedTools?: string[];
+  disallowedTools?: string[];
+  maxTurns?: string;
+  model?: string;
+  appendSystemPrompt?: string;
+  addDir?: string[];
+}
+
+/** Parses argv (without node and the script); throws UsageError with one clear line. */
+export function parseCli(argv: readonly string[], version: string): CliSettings | 'exit' {
+  const program = buildProgram(version);
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.version' || error.code === 'commander.helpDisplayed') return 'exit';
+      throw new UsageError(error.message.replace(/^error: /, ''));
+    }
+    throw error;
+  }
+  const raw = program.opts<RawOptions>();
+  const positional = program.args[0];
+  const printPrompt = typeof raw.print === 'string' ? raw.print : undefined;
+  if (printPrompt !== undefined && positional !== undefined) {
+    throw new UsageError('give the prompt once: either after -p or as an argument, not both');
+  }
+  if (raw.outputFormat === 'stream-json' && !raw.verbose) {
+    throw new UsageError('--output-format=stream-json requires --verbose (as with claude -p)');
+  }
+  let maxTurns: number | undefined;
+  if (raw.maxTurns !== undefined) {
+    maxTurns = Number(raw.maxTurns);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+      throw new UsageError(`--max-turns must be a positive integer, got ${JSON.stringify(raw.maxTurns)}`);
+    }
+  }
+  return Object.freeze({
+    prompt: printPrompt ?? positional,
+    outputFormat: raw.outputFormat,
+    verbose: raw.verbose,
+    permissionMode: raw.dangerouslySkipPermissions ? 'bypassPermissions' : raw.permissionMode,
+    allowedTools: splitRuleList(raw.allowedTools ?? []),
+    disallowedTools: splitRuleList(raw.disallowedTools ?? []),
+    maxTurns,
+    model: raw.model,
+    appendSystemPrompt: raw.appendSystemPrompt,
+    addDir: raw.addDir ?? [],
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * `ci-agent -p PROMPT`: the engine on the command line. The one place the CLI turns failures
+ * into an exit code: usage and setup errors print one line on stderr and exit 1; a run that
+ * ends in an error result exits 1; SIGINT/SIGTERM stop the run (tools and their process groups
+ * are aborted) and exit 130/143 after the result is written.
+ */
+import { runSession } from '../agent/session.js';
+import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
+import type { ModelClient } from '../model/model-client.js';
+import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { RuleSyntaxError } from '../permissions/rules.js';
+import { errorMessage } from '../util/errors.js';
+import { parseCli, UsageError } from './args.js';
+import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
+
+export interface CliIo {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Standard input, when it is not a terminal. */
+  readStdin: () => Promise<string | undefined>;
+  /** For tests: a model client instead of the Anthropic one. */
+  modelClient?: ModelClient;
+  signal?: AbortSignal;
+}
+
+export async function main(io: CliIo): Promise<number> {
+  let settings;
+  try {
+    settings = parseCli(io.argv, CI_AGENT_VERSION);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`Error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  if (settings === 'exit') return 0;
+
+  const prompt = settings.prompt ?? (await io.readStdin())?.trim();
+  if (!prompt) {
+    io.stderr('Error: no prompt: pass it with -p "…", as an argument, or on standard input\n');
+    return 1;
+  }
+
+  let modelClient = io.modelClient;
+  if (!modelClient) {
+    const options = anthropicOptionsFromEnv(io.env);
+    if (!options.apiKey) {
+      io.stderr(
+        'Error: ANTHROPIC_API_KEY is not set: export your Anthropic API key (and ANTHROPIC_BASE_URL for another endpoint)\n',
+      );
+      return 1;
+    }
+    modelClient = createAnthropicClient(options);
+  }
+
+  const renderer = new OutputRenderer(settings.outputFormat, settings.verbose, io.stdout);
+  try {
+    const result = await runSession({
+      prompt,
+      cwd: io.cwd,
+      model: resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL),
+      modelClient,
+      permissionMode: settings.permissionMode,
+      allow: settings.allowedTools.map((rule) => ({ rule, source: '--allowedTools' })),
+      deny: settings.disallowedTools.map((rule) => ({ rule, source: '--disallowedTools' })),
+      additionalDirectories: settings.addDir,
+      maxTurns: settings.maxTurns,
+      appendSystemPrompt: settings.appendSystemPrompt,
+      env: io.env,
+      events: (event) => renderer.handle(event),
+      signal: io.signal,
+    });
+    return result.isError ? 1 : 0;
+  } catch (error) {
+    if (error instanceof RuleSyntaxError) {
+      io.stderr(`Error: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr(`Error: ${errorMessage(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,314 @@
+/**
+ * One tool call, from the model's tool_use block to the tool_result block. Never throws: every
+ * failure the model can act on becomes a result with is_error.
+ *
+ *   1. find the tool (own-property lookup)        → "No such tool available"
+ *   2. aborted already?                           → cancellation result
+ *   3. inputSchema.safeParse                      → InputValidationError
+ *   4. validateInput                              → the tool's message
+ *   5. PreToolUse hooks                           → decision, updatedInput (parsed again), context, stop
+ *   6. permission decision                        → denial result naming the rule and reason
+ *   7. call() with the abort signal and a timeout → progress events, then the structured output
+ *   8. PostToolUse hooks                          → context or a block reason beside the result
+ *   9. the tool_result block
+ */
+import type { EventSink, PermissionDenial } from '../agent/events.js';
+import type { HookRunner } from '../hooks/types.js';
+import type { ToolResultBlock, ToolUseBlock } from '../model/types.js';
+import { decide } from '../permissions/decide.js';
+import type { PermissionDecision, PermissionPolicy } from '../permissions/types.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
+import { toolUseError } from '../tools/tool.js';
+import { errorMessage } from '../util/errors.js';
+import { formatInputValidationError } from './input-errors.js';
+
+export type PipelineStage =
+  | 'unknown-tool'
+  | 'aborted'
+  | 'schema'
+  | 'validation'
+  | 'hook'
+  | 'permission'
+  | 'call'
+  | 'completed';
+
+export interface ToolCallOutcome {
+  toolUseId: string;
+  toolName: string;
+  /** The input the tool ran with (after a hook's updatedInput), or the model's input. */
+  input: unknown;
+  result: ToolResultBlock;
+  /** The tool's structured output when call() completed. */
+  structured?: unknown;
+  stage: PipelineStage;
+  decision?: PermissionDecision;
+  denial?: PermissionDenial;
+  /** A hook asked the run to stop after this call. */
+  stopRun?: { reason: string };
+  durationMs: number;
+}
+
+export interface PipelineDeps {
+  registry: ToolRegistry;
+  policy: PermissionPolicy;
+  hooks: HookRunner;
+  /** Builds the context a call runs in; the signal is the call's own. */
+  makeContext(toolUseId: string, signal: AbortSignal): ToolContext;
+  /** For Bash permission rules: the simple commands of a command line, or null if unparseable. */
+  splitCommand(command: string): string[] | null;
+  events: EventSink;
+  /** Ceiling for one call, whatever the tool's own timeout; default 15 minutes. */
+  callTimeoutMs?: number;
+}
+
+const DEFAULT_CALL_TIMEOUT_MS = 15 * 60_000;
+
+export async function executeSingleToolUse(
+  block: ToolUseBlock,
+  deps: PipelineDeps,
+  signal: AbortSignal,
+): Promise<ToolCallOutcome> {
+  const started = performance.now();
+  const finish = (
+    partial: Omit<ToolCallOutcome, 'toolUseId' | 'toolName' | 'durationMs' | 'input'> & { input?: unknown },
+  ): ToolCallOutcome => {
+    const outcome: ToolCallOutcome = {
+      toolUseId: block.id,
+      toolName: block.name,
+      input: block.input,
+      ...partial,
+      durationMs: performance.now() - started,
+    };
+    deps.events({
+      type: 'tool-result',
+      toolUseId: block.id,
+      toolName: block.name,
+      result: outcome.result,
+      structured: outcome.structured,
+      durationMs: outcome.durationMs,
+      stage: outcome.stage,
+    });
+    return outcome;
+  };
+  const fail = (stage: PipelineStage, content: string) =>
+    finish({ stage, result: errorResult(block.id, content) });
+
+  // 1. find
+  const tool = deps.registry.find(block.name);
+  if (!tool) return fail('unknown-tool', toolUseError(`Error: No such tool available: ${block.name}`));
+
+  // 2. aborted before it started
+  if (signal.aborted) return fail('aborted', cancelledText(signal));
+
+  // 3. schema
+  const parsed = tool.inputSchema.safeParse(block.input);
+  if (!parsed.success) {
+    return fail('schema', toolUseError(formatInputValidationError(tool.name, parsed.error, block.input)));
+  }
+  let input: unknown = parsed.data;
+  const context = deps.makeContext(block.id, signal);
+
+  try {
+    // 4. business rules
+    const validation = await tool.validateInput(input, context);
+    if (!validation.result) return fail('validation', toolUseError(validation.message));
+
+    deps.events({ type: 'tool-call-start', toolUseId: block.id, toolName: tool.name, input });
+
+    // 5. PreToolUse hooks
+    const pre = await deps.hooks.preToolUse({
+      toolName: tool.name,
+      toolInput: input,
+      toolUseId: block.id,
+      signal,
+    });
+    for (const run of pre.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run });
+    if (pre.updatedInput !== undefined && pre.decision?.behavior !== 'deny') {
+      const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
+      if (!reparsed.success) {
+        return fail(
+          'hook',
+          toolUseError(
+            `A PreToolUse hook rewrote the input into an invalid one. ${formatInputValidationError(tool.name, reparsed.error, pre.updatedInput)}`,
+          ),
+        );
+      }
+      input = reparsed.data;
+      const revalidation = await tool.validateInput(input, context);
+      if (!revalidation.result) return fail('validation', toolUseError(revalidation.message));
+    }
+    const preContext = pre.additionalContext;
+
+    // 6. permission
+    const decision = decidePermission(tool, input, context, pre.decision, deps);
+    deps.events({ type: 'permission-decision', toolUseId: block.id, toolName: tool.name, input, decision });
+    if (decision.behavior === 'deny') {
+      const denial: PermissionDenial = {
+        tool_name: tool.name,
+        tool_use_id: block.id,
+        tool_input: input,
+        reason: decision.reason,
+        rules: decision.matchedRules.map((rule) => rule.text),
+      };
+      return finish({
+        stage: 'permission',
+        input,
+        decision,
+        denial,
+        stopRun: pre.stop,
+        result: errorResult(block.id, denialText(tool.name, decision)),
+      });
+    }
+
+    // 7. call
+    const run = await runCall(tool, input, context, deps, signal);
+    if (!run.ok) {
+      return finish({ stage: 'call', input, decision, stopRun: pre.stop, result: errorResult(block.id, run.message) });
+    }
+
+    // 8. PostToolUse hooks
+    const post = await deps.hooks.postToolUse({
+      toolName: tool.name,
+      toolInput: input,
+      toolUseId: block.id,
+      toolResponse: run.data,
+      signal,
+    });
+    for (const hookRun of post.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+
+    // 9. the result block
+    const mapped = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
+    const result = appendContext(
+      { ...mapped, tool_use_id: block.id },
+      [...preContext, ...post.additionalContext],
+      post.block?.reason,
+    );
+    return finish({
+      stage: result.is_error ? 'call' : 'completed',
+      input,
+      decision,
+      structured: run.data,
+      stopRun: pre.stop ?? post.stop,
+      result,
+    });
+  } catch (error) {
+    // A tool or hook bug must not take the loop down; the model sees what failed.
+    return fail('call', `Error: ${errorMessage(error)}`);
+  }
+}
+
+function decidePermission(
+  tool: Tool,
+  input: unknown,
+  context: ToolContext,
+  hook: { behavior: 'allow' | 'deny' | 'ask'; reason?: string; source: string } | undefined,
+  deps: PipelineDeps,
+): PermissionDecision {
+  const request = tool.checkPermissions(input, context);
+  const commandParts =
+    tool.name === 'Bash' && request.ruleContent !== undefined
+      ? deps.splitCommand(request.ruleContent)
+      : undefined;
+  return decide(
+    {
+      toolName: tool.name,
+      aliases: tool.aliases,
+      request,
+      commandParts,
+      readOnly: tool.isReadOnly(input),
+      requiresUserInteraction: tool.requiresUserInteraction(),
+      hook,
+    },
+    deps.policy,
+  );
+}
+
+type CallRun = { ok: true; data: unknown } | { ok: false; message: string };
+
+async function runCall(
+  tool: Tool,
+  input: unknown,
+  context: ToolContext,
+  deps: PipelineDeps,
+  signal: AbortSignal,
+): Promise<CallRun> {
+  const timeoutMs = deps.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  // One controller for both the run's abort and the ceiling; cleaned up when the call ends.
+  const controller = new AbortController();
+  let timedOut = false;
+  let wake: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => (wake = () => resolve('aborted')));
+  const abort = (reason: unknown) => {
+    controller.abort(reason);
+    wake?.();
+  };
+  const onRunAbort = () => abort(signal.reason);
+  if (signal.aborted) onRunAbort();
+  else signal.addEventListener('abort', onRunAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut = true;
+    abort(new Error(`${tool.name} timed out`));
+  }, timeoutMs);
+  timer.unref();
+  try {
+    const generator = tool.call(input, { ...context, signal: controller.signal });
+    for (;;) {
+      // A tool that ignores its signal still cannot hold the loop past the ceiling.
+      const next = generator.next();
+      const step = await Promise.race([next, aborted]);
+      if (step === 'aborted') {
+        // Give a cooperative tool a moment to report its own interrupted result.
+        const grace = delay(Math.min(2_000, timeoutMs)).then(() => 'late' as const);
+        const late = await Promise.race([next, grace]);
+        if (late !== 'late' && late.done) return { ok: true, data: late.value.data };
+        void generator.return(undefined as never).catch(() => undefined);
+        return {
+          ok: false,
+          message: timedOut
+            ? `Error: ${tool.name} did not finish within ${Math.round(timeoutMs / 1000)}s and was stopped`
+            : cancelledText(signal),
+        };
+      }
+      if (step.done) return { ok: true, data: step.value.data };
+      deps.events({
+        type: 'tool-progress',
+        toolUseId: context.toolUseId,
+        toolName: tool.name,
+        message: step.value.message,
+      });
+    }
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onRunAbort);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+export function errorResult(toolUseId: string, content: string): ToolResultBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true };
+}
+
+function cancelledText(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'the run was interrupted';
+  return toolUseError(`Cancelled: ${why}. The call did not run to completion.`);
+}
+
+export function denialText(toolName: string, decision: PermissionDecision): string {
+  return `Permission to use ${toolName} was denied: ${decision.reason}. Do not retry the same call; try another way or explain what you needed.`;
+}
+
+function appendContext(result: ToolResultBlock, context: string[], blockReason?: string): ToolResultBlock {
+  const notes = [...context.map((text) => `<system-reminder>${text}</system-reminder>`)];
+  if (blockReason) notes.push(`PostToolUse hook feedback: ${blockReason}`);
+  if (notes.length === 0) return result;
+  const extra = notes.join('\n');
+  if (typeof result.content === 'string') {
+    return { ...result, content: result.content ? `${result.content}\n${extra}` : extra };
+  }
+  return { ...result, content: [...result.content, { type: 'text', text: extra }] };
+}

@@ -1,0 +1,106 @@
+/**
+ * The Anthropic Messages API behind the `ModelClient` port.
+ *
+ * 1. Convert the request to the API's body (the engine's message shapes are the API's already).
+ * 2. `messages.create({ stream: true })` with the SDK's own retries off: the loop owns retries.
+ * 3. Feed each raw stream event to the accumulator and pass its events on as they come.
+ * 4. A stream that ends without `message_stop` was cut off: a retryable error, never a short answer.
+ */
+
+import Anthropic from '@anthropic-ai/sdk';
+import type {
+  MessageCreateParamsStreaming,
+  MessageParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages';
+import { abortedError, droppedStreamError, toModelError } from './anthropic-errors.js';
+import { MessageAccumulator } from './message-accumulator.js';
+import { ModelError } from './model-client.js';
+import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
+import type { ToolSpec } from './types.js';
+
+export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
+
+export interface AnthropicClientOptions {
+  apiKey: string;
+  /** Defaults to the public API; the SDK does not read ANTHROPIC_BASE_URL behind our back. */
+  baseURL?: string;
+  defaultHeaders?: Record<string, string>;
+  /** Retries inside the SDK. 0 by default because the agent loop retries with its own policy. */
+  maxRetries?: number;
+  /** Per-request timeout in milliseconds (SDK default: 10 minutes). */
+  timeoutMs?: number;
+}
+
+export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
+  if (options.apiKey.trim() === '') {
+    throw new ModelError(
+      'No Anthropic API key was given. Set ANTHROPIC_API_KEY to a key from the Anthropic Console.',
+      {
+        kind: 'authentication',
+        retryable: false,
+      },
+    );
+  }
+  const sdk = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,
+    maxRetries: options.maxRetries ?? 0,
+    ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+  });
+  return { stream: (request) => streamMessage(sdk, request) };
+}
+
+/**
+ * The options the CLI and the action build from their environment: `ANTHROPIC_API_KEY` and the
+ * optional `ANTHROPIC_BASE_URL` (a proxy or gateway). Empty values count as unset.
+ */
+export function anthropicOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): AnthropicClientOptions {
+  const apiKey = env['ANTHROPIC_API_KEY']?.trim() ?? '';
+  const baseURL = env['ANTHROPIC_BASE_URL']?.trim() ?? '';
+  return baseURL === '' ? { apiKey } : { apiKey, baseURL };
+}
+
+async function* streamMessage(
+  sdk: Anthropic,
+  request: ModelRequest,
+): AsyncGenerator<ModelStreamEvent> {
+  const { signal } = request;
+  const accumulator = new MessageAccumulator();
+  try {
+    const stream = await sdk.messages.create(
+      toRequestBody(request),
+      signal === undefined ? {} : { signal },
+    );
+    for await (const event of stream) yield* accumulator.push(event);
+  } catch (error) {
+    // A connection that breaks after message_stop has still delivered the whole message.
+    if (accumulator.complete) return;
+    throw toModelError(error, signal);
+  }
+  // The SDK ends the iteration quietly when the signal aborts, so an early end needs a second look.
+  if (signal?.aborted === true) throw abortedError(signal.reason);
+  if (!accumulator.complete) throw droppedStreamError();
+}
+
+export function toRequestBody(request: ModelRequest): MessageCreateParamsStreaming {
+  return {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    messages: request.messages satisfies MessageParam[],
+    ...(request.system === '' ? {} : { system: request.system }),
+    ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toApiTool) }),
+    stream: true,
+  };
+}
+
+function toApiTool(tool: ToolSpec): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.input_schema, type: 'object' },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Sorts whatever the Anthropic SDK or the network threw into one `ModelError`. The loop retries
+ * what is retryable and stops the run with the message otherwise, so each message names what the
+ * operator has to change.
+ */
+
+import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { ModelError, parseRetryAfter } from './model-client.js';
+import type { ModelErrorKind } from './model-client.js';
+
+const RETRYABLE_ERROR_TYPES = new Set([
+  'overloaded_error',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+]);
+
+export function abortedError(cause?: unknown): ModelError {
+  return new ModelError('The model request was aborted.', {
+    kind: 'aborted',
+    retryable: false,
+    cause,
+  });
+}
+
+export function droppedStreamError(cause?: unknown): ModelError {
+  const reason = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
+  return new ModelError(
+    `The model response stream ended before the message was complete${reason}.`,
+    {
+      kind: 'stream-dropped',
+      retryable: true,
+      cause,
+    },
+  );
+}
+
+export function toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
+  if (error instanceof ModelError) return error;
+  if (signal?.aborted === true || error instanceof APIUserAbortError)
+    return abortedError(signal?.reason ?? error);
+  if (error instanceof APIConnectionError) {
+    return new ModelError(`Could not reach the Anthropic API: ${error.message}`, {
+      kind: 'connection',
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (isApiError(error)) return fromApiError(error);
+  if (isBrokenConnection(error)) return droppedStreamError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new ModelError(`The model request failed: ${message}`, {
+    kind: 'unknown',
+    retryable: false,
+    cause: error,
+  });
+}
+
+// `instanceof` on the generic class narrows to APIError<any, any, any>; the guard keeps the defaults.
+function isApiError(error: unknown): error is APIError {
+  return error instanceof APIError;
+}
+
+function fromApiError(error: APIError): ModelError {
+  const status = error.status;
+  const errorType = error.type ?? undefined;
+  const detail = describe(error);
+  const common = {
+    ...(status === undefined ? {} : { status }),
+    ...(errorType === undefined ? {} : { errorType }),
+    ...(error.requestID ? { requestId: error.requestID } : {}),
+    cause: error,
+  };
+
+  if (status === 401 || errorType === 'authentication_error') {
+    return new ModelError(
+      `The Anthropic API rejected the API key (${detail}). Check that ANTHROPIC_API_KEY holds a valid, active key.`,
+      { ...common, kind: 'authentication', retryable: false },
+    );
+  }
+  if (status === 403 || errorType === 'permission_error') {
+    return new ModelError(
+      `The API key in ANTHROPIC_API_KEY is not allowed to make this request (${detail}). Check the key's workspace and model access.`,
+      { ...common, kind: 'permission', retryable: false },
+    );
+  }
+
+  const kind = retryableKind(status, errorType);
+  if (kind !== undefined) {
+    const retryAfterMs = parseRetryAfter(error.headers);
+    return new ModelError(`The Anthropic API is temporarily unavailable (${detail}).`, {
+      ...common,
+      kind,
+      retryable: true,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+  return new ModelError(`The Anthropic API refused the request (${detail}).`, {
+    ...common,
+    kind: 'invalid-request',
+    retryable: false,
+  });
+}
+
+function retryableKind(
+  status: number | undefined,
+  errorType: string | undefined,
+): ModelErrorKind | undefined {
+  if (status === 429 || errorType === 'rate_limit_error') return 'rate-limit';
+  if (status === 529 || errorType === 'overloaded_error') return 'overloaded';
+  if (status === 408 || status === 409 || (status !== undefined && status >= 500)) return 'server';
+  // An `error` event inside a 200 stream carries no status, only the type.
+  if (status === undefined && errorType !== undefined && RETRYABLE_ERROR_TYPES.has(errorType))
+    return 'server';
+  return undefined;
+}
+
+function describe(error: APIError): string {
+  const parts = [error.status === undefined ? 'stream error' : String(error.status)];
+  if (error.type) parts.push(error.type);
+  const text = parts.join(' ');
+  return error.apiMessage ? `${text}: ${error.apiMessage}` : text;
+}
+
+/**
+ * Node's fetch reports a socket closed mid-body as `TypeError: terminated` with the socket error as
+ * its cause; the connection-level codes cover the same failure seen from other layers.
+ */
+function isBrokenConnection(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TypeError' && error.message === 'terminated') return true;
+  const code = errorCode(error) ?? errorCode(error.cause);
+  return code !== undefined && BROKEN_CONNECTION_CODES.has(code);
+}
+
+const BROKEN_CONNECTION_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+function errorCode(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('code' in value)) return undefined;
+  return typeof value.code === 'string' ? value.code : undefined;
+}

@@ -1,0 +1,118 @@
+/**
+ * The port between the agent loop and a model provider. The loop sends a `ModelRequest` and reads
+ * a stream of `ModelStreamEvent`s; every provider failure reaches it as one `ModelError`, already
+ * sorted into "retry later" and "stop and tell the operator".
+ *
+ * Event order for one response:
+ *   message-start → per content block: [tool-use-start] → deltas → block-complete → message-complete
+ * A `block-complete` is emitted as soon as the provider closes that block, while later blocks may
+ * still be streaming, so a finished tool call can start before the message ends.
+ */
+
+import type { AssistantContentBlock, Message, StopReason, ToolSpec, Usage } from './types.js';
+
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  signal?: AbortSignal;
+}
+
+export interface CompletedMessage {
+  id: string;
+  model: string;
+  content: AssistantContentBlock[];
+  stopReason: StopReason | null;
+  usage: Usage;
+}
+
+/** `index` is the provider's content-block index, so it can have gaps where blocks were skipped. */
+export type ModelStreamEvent =
+  | { type: 'message-start'; messageId: string; model: string; usage: Usage }
+  | { type: 'text-delta'; index: number; text: string }
+  | { type: 'tool-use-start'; index: number; id: string; name: string }
+  | { type: 'tool-input-delta'; index: number; partialJson: string }
+  | { type: 'block-complete'; index: number; block: AssistantContentBlock; inputError?: string }
+  | { type: 'message-complete'; message: CompletedMessage };
+
+export interface ModelClient {
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
+}
+
+export type ModelErrorKind =
+  | 'authentication'
+  | 'permission'
+  | 'rate-limit'
+  | 'overloaded'
+  | 'server'
+  | 'connection'
+  | 'stream-dropped'
+  | 'invalid-request'
+  | 'aborted'
+  | 'unknown';
+
+export interface ModelErrorOptions {
+  kind: ModelErrorKind;
+  retryable: boolean;
+  status?: number;
+  /** The `error.type` of the provider's error body, e.g. `overloaded_error`. */
+  errorType?: string;
+  retryAfterMs?: number;
+  requestId?: string;
+  cause?: unknown;
+}
+
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  readonly kind: ModelErrorKind;
+  readonly retryable: boolean;
+  // Declared, not initialised: an absent field stays absent instead of an own `undefined`.
+  declare readonly status?: number;
+  declare readonly errorType?: string;
+  declare readonly retryAfterMs?: number;
+  declare readonly requestId?: string;
+
+  constructor(message: string, options: ModelErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = options.kind;
+    this.retryable = options.retryable;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.errorType !== undefined) this.errorType = options.errorType;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.requestId !== undefined) this.requestId = options.requestId;
+  }
+}
+
+export function isModelError(error: unknown): error is ModelError {
+  return error instanceof ModelError;
+}
+
+interface HeaderSource {
+  get(name: string): string | null;
+}
+
+/**
+ * How long the server asked us to wait, in milliseconds: `retry-after-ms` first (Anthropic sends
+ * it), then `retry-after` as seconds or an HTTP date. Undefined when absent, unparseable or not
+ * in the future.
+ */
+export function parseRetryAfter(
+  headers: HeaderSource | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (headers === undefined) return undefined;
+  const milliseconds = headers.get('retry-after-ms');
+  if (milliseconds !== null && milliseconds.trim() !== '') {
+    const value = Number(milliseconds);
+    if (Number.isFinite(value) && value > 0) return value;
+  }
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter === null || retryAfter.trim() === '') return undefined;
+  const seconds = Number(retryAfter);
+  if (Number.isFinite(seconds)) return seconds > 0 ? seconds * 1000 : undefined;
+  const date = Date.parse(retryAfter);
+  if (Number.isNaN(date) || date <= now) return undefined;
+  return date - now;
+}

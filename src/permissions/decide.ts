@@ -1,0 +1,204 @@
+/**
+ * The permission decision: a pure function, no I/O.
+ *
+ * Order (strictest first, independent of rule order):
+ *   1. workspace — a change outside the workspace roots is refused (DECISIONS #12)
+ *   2. deny rules
+ *   3. hook decision — deny ends here; ask asks; allow skips only the mode default (never a rule)
+ *   4. ask rules, and tools that need a human (requiresUserInteraction)
+ *   5. mode — bypassPermissions allows; plan refuses changes; acceptEdits allows edits inside
+ *   6. allow rules
+ *   7. the mode's default — read-only calls inside the workspace are allowed, the rest asks
+ * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (DECISIONS #9).
+ */
+import { isInside } from '../tools/paths.js';
+import type { RuleTarget } from './rules.js';
+import { ruleMatches } from './rules.js';
+import type {
+  Behavior,
+  DecisionSource,
+  HookDecision,
+  PermissionDecision,
+  PermissionPolicy,
+  PermissionRule,
+} from './types.js';
+
+export interface DecisionRequest extends RuleTarget {
+  /** The tool's own declaration for this input. */
+  readOnly: boolean;
+  requiresUserInteraction: boolean;
+  hook?: HookDecision;
+}
+
+interface Verdict {
+  behavior: Behavior;
+  source: DecisionSource;
+  matchedRules: readonly PermissionRule[];
+  reason: string;
+}
+
+export function decide(request: DecisionRequest, policy: PermissionPolicy): PermissionDecision {
+  return resolveAsk(evaluate(request, policy), policy);
+}
+
+function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
+  const { toolName } = request;
+  const paths = request.request.paths ?? [];
+  const outside = paths.filter(
+    (path) => !policy.workspaceRoots.some((root) => isInside(path, root)),
+  );
+
+  if (request.request.access === 'edit' && outside.length > 0) {
+    return {
+      behavior: 'deny',
+      source: 'workspace',
+      matchedRules: [],
+      reason: `${toolName} may not change files outside the workspace (${outside.join(', ')})`,
+    };
+  }
+
+  const denied = policy.deny.filter((rule) => ruleMatches(rule, request, 'deny'));
+  if (denied.length > 0) {
+    return {
+      behavior: 'deny',
+      source: 'deny-rule',
+      matchedRules: denied,
+      reason: `denied by rule ${describeRules(denied)}`,
+    };
+  }
+
+  const hook = request.hook;
+  if (hook?.behavior === 'deny') {
+    return {
+      behavior: 'deny',
+      source: 'hook',
+      matchedRules: [],
+      reason: `denied by PreToolUse hook ${hook.source}${hook.reason ? `: ${hook.reason}` : ''}`,
+    };
+  }
+
+  const asked = policy.ask.filter((rule) => ruleMatches(rule, request, 'ask'));
+  if (asked.length > 0) {
+    return {
+      behavior: 'ask',
+      source: 'ask-rule',
+      matchedRules: asked,
+      reason: `rule ${describeRules(asked)} requires approval`,
+    };
+  }
+  if (hook?.behavior === 'ask') {
+    return {
+      behavior: 'ask',
+      source: 'hook',
+      matchedRules: [],
+      reason: `PreToolUse hook ${hook.source} asked for approval${hook.reason ? `: ${hook.reason}` : ''}`,
+    };
+  }
+  if (request.requiresUserInteraction) {
+    return {
+      behavior: 'ask',
+      source: 'user-interaction',
+      matchedRules: [],
+      reason: `${toolName} needs a person to answer`,
+    };
+  }
+  if (hook?.behavior === 'allow') {
+    return {
+      behavior: 'allow',
+      source: 'hook',
+      matchedRules: [],
+      reason: `allowed by PreToolUse hook ${hook.source}${hook.reason ? `: ${hook.reason}` : ''}`,
+    };
+  }
+
+  const modeVerdict = evaluateMode(request, policy, outside);
+  if (modeVerdict) return modeVerdict;
+
+  const allowed = policy.allow.filter((rule) => ruleMatches(rule, request, 'allow'));
+  if (allowed.length > 0) {
+    return {
+      behavior: 'allow',
+      source: 'allow-rule',
+      matchedRules: allowed,
+      reason: `allowed by rule ${describeRules(allowed)}`,
+    };
+  }
+
+  if (request.readOnly && outside.length === 0) {
+    return {
+      behavior: 'allow',
+      source: 'default',
+      matchedRules: [],
+      reason: 'read-only call inside the workspace',
+    };
+  }
+  return {
+    behavior: 'ask',
+    source: 'default',
+    matchedRules: [],
+    reason:
+      outside.length > 0
+        ? `${toolName} reaches outside the workspace (${outside.join(', ')}) and no rule allows it`
+        : `no rule allows ${toolName} in ${policy.mode} mode`,
+  };
+}
+
+function evaluateMode(
+  request: DecisionRequest,
+  policy: PermissionPolicy,
+  outside: readonly string[],
+): Verdict | undefined {
+  switch (policy.mode) {
+    case 'bypassPermissions':
+      return {
+        behavior: 'allow',
+        source: 'mode',
+        matchedRules: [],
+        reason: 'bypassPermissions mode',
+      };
+    case 'plan':
+      return request.readOnly
+        ? undefined
+        : {
+            behavior: 'deny',
+            source: 'mode',
+            matchedRules: [],
+            reason: 'plan mode: no changes may be made',
+          };
+    case 'acceptEdits':
+      return request.request.access === 'edit' && outside.length === 0
+        ? {
+            behavior: 'allow',
+            source: 'mode',
+            matchedRules: [],
+            reason: 'acceptEdits mode: edit inside the workspace',
+          }
+        : undefined;
+    case 'default':
+    case 'dontAsk':
+      return undefined;
+  }
+}
+
+function resolveAsk(verdict: Verdict, policy: PermissionPolicy): PermissionDecision {
+  if (verdict.behavior !== 'ask') {
+    return { ...verdict, behavior: verdict.behavior, askResolved: false };
+  }
+  // dontAsk refuses whatever would ask, whatever the policy default.
+  const behavior = policy.mode === 'dontAsk' ? 'deny' : policy.askDefault;
+  const how =
+    policy.mode === 'dontAsk'
+      ? 'dontAsk mode refuses it'
+      : `the policy resolves asks to ${policy.askDefault}`;
+  return {
+    behavior,
+    askResolved: true,
+    source: verdict.source,
+    matchedRules: verdict.matchedRules,
+    reason: `${verdict.reason}; nobody can approve in CI and ${how}`,
+  };
+}
+
+function describeRules(rules: readonly PermissionRule[]): string {
+  return rules.map((rule) => `'${rule.text}' (${rule.source})`).join(', ');
+}

@@ -1,0 +1,66 @@
+/**
+ * Permission vocabulary shared by the policy, the pipeline and the tool log.
+ */
+
+export const PERMISSION_MODES = [
+  'default',
+  'acceptEdits',
+  'plan',
+  'dontAsk',
+  'bypassPermissions',
+] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export type Behavior = 'allow' | 'deny' | 'ask';
+
+/** A parsed permission rule: `Tool` or `Tool(content)`, remembered with where it came from. */
+export interface PermissionRule {
+  /** The text as written, for logs and messages. */
+  text: string;
+  toolName: string;
+  /** The specifier inside the parentheses; undefined for a bare tool name or `Tool(*)`. */
+  content?: string;
+  /** Where the rule came from: a file path, `--allowedTools`, `--disallowedTools`, … */
+  source: string;
+}
+
+export interface PermissionPolicy {
+  mode: PermissionMode;
+  allow: readonly PermissionRule[];
+  deny: readonly PermissionRule[];
+  ask: readonly PermissionRule[];
+  /** What an unanswerable ask becomes (DECISIONS #9): deny unless the policy says allow. */
+  askDefault: 'allow' | 'deny';
+  /** Directories file changes may touch: the project plus additional directories. */
+  workspaceRoots: readonly string[];
+}
+
+/** Which step of the evaluation order produced the decision. */
+export type DecisionSource =
+  | 'workspace'
+  | 'deny-rule'
+  | 'hook'
+  | 'ask-rule'
+  | 'user-interaction'
+  | 'mode'
+  | 'allow-rule'
+  | 'default';
+
+export interface PermissionDecision {
+  /** The outcome after asks were resolved: only allow or deny reach the tool. */
+  behavior: 'allow' | 'deny';
+  /** True when the evaluation said "ask" and the policy default answered. */
+  askResolved: boolean;
+  source: DecisionSource;
+  matchedRules: readonly PermissionRule[];
+  /** One sentence for the log and the PR comment. */
+  reason: string;
+}
+
+/** A PreToolUse hook's say, as the decision function sees it. */
+export interface HookDecision {
+  behavior: Behavior;
+  reason?: string;
+  /** The hook command that decided, for the log. */
+  source: string;
+}

@@ -1,0 +1,99 @@
+/**
+ * Shapes a command's output for the model (CC-COMPAT §3 Bash): each stream keeps its head up to
+ * the output limit with a note counting the lines cut; the model text is stdout, then stderr,
+ * under an `Exit code N` line for a failure; failure text above 10 000 characters keeps its head
+ * and tail.
+ */
+
+/** The structured result, as PostToolUse hooks receive it in `tool_response`. */
+export interface BashOutput {
+  stdout: string;
+  stderr: string;
+  /** Stopped by the timeout or an abort before it finished. */
+  interrupted: boolean;
+  isImage: false;
+  /** The shell's exit status; null when the command was interrupted or could not start. */
+  exitCode: number | null;
+  /** Why a non-zero exit status is not a failure (`No matches found` for grep exit 1). */
+  returnCodeInterpretation?: string;
+  /** The directory the shell's cwd was set back to, when the command left the workspace. */
+  cwdReset?: string;
+}
+
+export const ERROR_TEXT_LIMIT = 10_000;
+
+/** Keeps the first `limit` characters of a stream and counts what it drops. */
+export class HeadBuffer {
+  private head = '';
+  private droppedChars = 0;
+  private droppedNewlines = 0;
+  private droppedEndsWithNewline = false;
+
+  constructor(private readonly limit: number) {}
+
+  append(chunk: string) {
+    const room = this.limit - this.head.length;
+    const kept = room > 0 ? chunk.slice(0, room) : '';
+    this.head += kept;
+    const dropped = chunk.slice(kept.length);
+    if (dropped === '') return;
+    this.droppedChars += dropped.length;
+    for (
+      let index = dropped.indexOf('\n');
+      index !== -1;
+      index = dropped.indexOf('\n', index + 1)
+    ) {
+      this.droppedNewlines++;
+    }
+    this.droppedEndsWithNewline = dropped.endsWith('\n');
+  }
+
+  get text(): string {
+    return this.head;
+  }
+
+  /** Lines (or the rest of a line) that did not fit. */
+  get truncatedLines(): number {
+    if (this.droppedChars === 0) return 0;
+    return this.droppedNewlines + (this.droppedEndsWithNewline ? 0 : 1);
+  }
+}
+
+/** stdout for the model: leading blank lines and trailing whitespace removed. */
+export function formatStdout(buffer: HeadBuffer): string {
+  return withTruncationNote(buffer.text.replace(/^(?:[ \t\r]*\n)+/, '').trimEnd(), buffer);
+}
+
+export function formatStderr(buffer: HeadBuffer): string {
+  return withTruncationNote(buffer.text.trim(), buffer);
+}
+
+function withTruncationNote(text: string, buffer: HeadBuffer): string {
+  const lines = buffer.truncatedLines;
+  return lines === 0 ? text : `${text}\n\n... [${lines} lines truncated] ...`;
+}
+
+export function isErrorOutput(output: BashOutput): boolean {
+  if (output.interrupted) return true;
+  return output.exitCode !== 0 && output.returnCodeInterpretation === undefined;
+}
+
+export function renderBashOutput(output: BashOutput): string {
+  const isError = isErrorOutput(output);
+  const body = [output.stdout, output.stderr].filter((part) => part !== '').join('\n');
+  const lines: string[] = [];
+  if (isError && output.exitCode !== null) lines.push(`Exit code ${output.exitCode}`);
+  if (body !== '') lines.push(body);
+  else if (output.returnCodeInterpretation) lines.push(output.returnCodeInterpretation);
+  if (output.cwdReset !== undefined) lines.push(`Shell cwd was reset to ${output.cwdReset}`);
+  const text = lines.join('\n');
+  if (text === '') return '(no output)';
+  return isError ? capErrorText(text) : text;
+}
+
+export function capErrorText(text: string): string {
+  if (text.length <= ERROR_TEXT_LIMIT) return text;
+  const half = ERROR_TEXT_LIMIT / 2;
+  const cut = text.length - ERROR_TEXT_LIMIT;
+  return `${text.slice(0, half)}\n\n... [${cut} characters truncated] ...\n\n${text.slice(-half)}`;
+}

@@ -1,0 +1,188 @@
+/**
+ * The shell command model shared by the Bash tool (read-only classification, exit-code meaning)
+ * and the permission policy (DECISIONS #11). `parseCommand` turns a command line into the simple
+ * commands it runs, in source order:
+ *
+ *   1. lists and pipelines (`&& || ; | |& &`, newlines) are split into their simple commands;
+ *   2. subshells `( … )` and brace groups `{ …; }` are flattened, their redirections copied onto
+ *      every command inside (a redirect on the group applies to each of them);
+ *   3. what a word or here-document would run — `$( … )`, backticks, `<( … )`, `>( … )` — is
+ *      parsed too and hung on the command as `nested`;
+ *   4. so are the scripts handed to a shell (`bash -c '…'`, `sh -c`, …) and to `eval`.
+ *
+ * The parser understands a deliberate subset of bash. Anything outside it (if/for/while/case,
+ * function definitions, `[[ ]]`, `(( ))`, arrays, a script built from a variable, …) gives
+ * `{ ok: false }`: callers must then treat the command as unknown, never as harmless.
+ */
+import { ShellParser, ShellSyntaxError } from './parser.js';
+
+/** What can make a word's value differ from its source text. */
+export type ExpansionKind =
+  'parameter' | 'command' | 'arithmetic' | 'process' | 'glob' | 'brace' | 'tilde';
+
+export interface Word {
+  /** The word as written. */
+  raw: string;
+  /** Quotes and escapes removed; expansions kept as written (`$HOME`, `$(date)`). */
+  value: string;
+  /** Expansions the shell performs on this word, each kind once. Empty for a literal word. */
+  expansions: ExpansionKind[];
+  /**
+   * True when the first characters of the expanded word are not fixed by the source (`$X`,
+   * `"$X"`, `*.ts`, `{a,b}`): such a word may turn into an option like `-o`.
+   */
+  leadingDynamic: boolean;
+}
+
+export type RedirectOperator =
+  '<' | '>' | '>>' | '>|' | '<>' | '<<' | '<<-' | '<<<' | '<&' | '>&' | '&>' | '&>>';
+
+export interface Redirection {
+  /** The explicit file descriptor (`2>`), or null when the operator's default applies. */
+  fd: number | null;
+  operator: RedirectOperator;
+  /** The file, the descriptor to duplicate, the here-string, or the here-document delimiter. */
+  target: Word;
+}
+
+export interface Assignment {
+  /** The variable name, with an array index if one was written (`a[1]`). */
+  name: string;
+  value: Word;
+}
+
+export type NestedOrigin =
+  'command-substitution' | 'backticks' | 'process-substitution' | 'shell-argument' | 'eval';
+
+export interface NestedScript {
+  origin: NestedOrigin;
+  commands: SimpleCommand[];
+}
+
+export interface SimpleCommand {
+  /** The command's source text, for matching rules written against command lines. */
+  text: string;
+  /** The words after quote removal: the command name, then its arguments. */
+  argv: string[];
+  words: Word[];
+  /** `NAME=value` words before the command name. */
+  assignments: Assignment[];
+  redirections: Redirection[];
+  /** Scripts this command causes to run: substitutions in its words, shell and eval arguments. */
+  nested: NestedScript[];
+  /** Runs inside `( … )`: a `cd` or assignment there does not reach the calling shell. */
+  subshell: boolean;
+}
+
+export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+
+/** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
+const MAX_SCRIPT_DEPTH = 8;
+/** Longer commands are not analysed (the policy makes them ask; CC-COMPAT §2.3 uses 10 000). */
+const MAX_SOURCE_LENGTH = 100_000;
+
+export function parseCommand(command: string): ParseResult {
+  try {
+    return { ok: true, commands: parseScript(command, 0) };
+  } catch (error) {
+    if (error instanceof ShellSyntaxError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** Every command the script runs, nested ones included, depth-first in source order. */
+export function allCommands(commands: readonly SimpleCommand[]): SimpleCommand[] {
+  const out: SimpleCommand[] = [];
+  for (const command of commands) {
+    out.push(command);
+    for (const script of command.nested) out.push(...allCommands(script.commands));
+  }
+  return out;
+}
+
+/** Commands whose shell and eval arguments have been parsed; nested scripts come back done. */
+const argumentsParsed = new WeakSet<SimpleCommand>();
+
+function parseScript(source: string, depth: number): SimpleCommand[] {
+  if (depth > MAX_SCRIPT_DEPTH) throw new ShellSyntaxError('scripts are nested too deeply');
+  if (source.length > MAX_SOURCE_LENGTH)
+    throw new ShellSyntaxError('the command is too long to check');
+  const parse = (inner: string) => parseScript(inner, depth + 1);
+  const commands = new ShellParser(source, parse).parseScript();
+  for (const command of allCommands(commands)) {
+    if (argumentsParsed.has(command)) continue;
+    argumentsParsed.add(command);
+    addArgumentScripts(command, parse);
+  }
+  return commands;
+}
+
+const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
+/** Shell options whose value is the next word (`bash -o pipefail -c …`). */
+const SHELL_OPTIONS_WITH_VALUE = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
+
+/** Parses the scripts given to `eval` and to `<shell> -c`, wherever the shell appears in argv. */
+function addArgumentScripts(command: SimpleCommand, parse: (source: string) => SimpleCommand[]) {
+  const { words } = command;
+  const isStatic = (word: Word) => word.expansions.length === 0;
+  if (words[0]?.value === 'eval' && words.length > 1) {
+    const args = words.slice(1);
+    if (!args.every(isStatic)) throw new ShellSyntaxError('eval of a computed string');
+    const script = args.map((word) => word.value).join(' ');
+    command.nested.push({ origin: 'eval', commands: parseInContext(script, 'eval', parse) });
+  }
+  const shellIndex = words.findIndex((word) => SHELLS.has(basename(word.value)));
+  if (shellIndex === -1) return;
+  const script = shellScriptArgument(words.slice(shellIndex + 1));
+  if (script === undefined) return;
+  if (!isStatic(script)) throw new ShellSyntaxError('a shell -c script built at run time');
+  const commands = parseInContext(script.value, `${words[shellIndex]?.value} -c`, parse);
+  command.nested.push({ origin: 'shell-argument', commands });
+}
+
+/** The word a shell runs as `-c` script, or undefined when the shell gets no `-c`. */
+function shellScriptArgument(args: readonly Word[]): Word | undefined {
+  let hasCommandFlag = false;
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index];
+    if (!word) break;
+    const value = word.value;
+    if (value === '--' || value === '-') {
+      return hasCommandFlag ? args[index + 1] : undefined;
+    }
+    if (SHELL_OPTIONS_WITH_VALUE.has(value)) {
+      index++;
+      continue;
+    }
+    if (value.startsWith('--')) continue;
+    if (/^[-+][A-Za-z]+$/.test(value)) {
+      if (value.startsWith('-') && value.includes('c')) hasCommandFlag = true;
+      // `-oc` style clusters are rare enough to refuse rather than interpret.
+      if (/[oO]/.test(value.slice(1)) && value.length > 2) {
+        throw new ShellSyntaxError(`shell option cluster ${value}`);
+      }
+      continue;
+    }
+    return hasCommandFlag ? word : undefined;
+  }
+  return undefined;
+}
+
+function parseInContext(
+  script: string,
+  where: string,
+  parse: (source: string) => SimpleCommand[],
+): SimpleCommand[] {
+  try {
+    return parse(script);
+  } catch (error) {
+    if (error instanceof ShellSyntaxError) {
+      throw new ShellSyntaxError(`in the ${where} script: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}

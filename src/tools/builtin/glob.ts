@@ -1,0 +1,149 @@
+/**
+ * Glob: file paths matching a glob pattern, newest first.
+ *
+ * The fixed leading part of the pattern (`src/` in `src/**\/*.ts`, or all of `/abs/dir/` in an
+ * absolute pattern) is joined to the directory searched, so that permission checks see the
+ * directory actually listed. Like Claude Code's Glob, .gitignore is not applied; hidden files
+ * are listed; `.git` internals are not. Symbolic links are not followed.
+ */
+import { stat } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { glob } from 'tinyglobby';
+import { z } from 'zod';
+import { defineTool } from '../tool.js';
+import type { ToolContext, ValidationResult } from '../tool.js';
+import { expandPath, permissionPaths } from '../paths.js';
+import type { ToolResultBlock } from '../../model/types.js';
+import { errorCode } from './file/fs-errors.js';
+import { sortByModificationTime } from './search/path-order.js';
+
+export const MAX_GLOB_RESULTS = 100;
+const TRUNCATION_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
+
+const inputSchema = z.object({
+  pattern: z
+    .string()
+    .describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/index.{js,ts}".'),
+  path: z
+    .string()
+    .optional()
+    .describe(
+      'Directory to search in. Defaults to the project root; leave it out rather than passing "undefined" or "null".',
+    ),
+});
+
+type GlobInput = z.infer<typeof inputSchema>;
+
+export interface GlobOutput {
+  durationMs: number;
+  numFiles: number;
+  /** Absolute paths, most recently modified first. */
+  filenames: string[];
+  truncated: boolean;
+}
+
+const description = `Finds files whose paths match a glob pattern, in any size of codebase.
+
+- Patterns like "**/*.js" or "src/**/*.{ts,tsx}" are matched relative to path (default: the project root).
+- Returns absolute paths, most recently modified first, at most ${MAX_GLOB_RESULTS}.
+- Hidden files are included and .gitignore is not applied; .git internals are left out.
+- Use it to find files by name. To search file contents, use Grep.
+- Several Glob and Grep calls can go in one turn when you are exploring; they run in parallel.`;
+
+export const globTool = defineTool<typeof inputSchema, GlobOutput>({
+  name: 'Glob',
+  description,
+  internalInputSchema: inputSchema,
+  userFacingName: () => 'Search',
+  isReadOnly: () => true,
+  isConcurrencySafe: () => true,
+
+  checkPermissions(input, context) {
+    const { directory } = resolveSearch(input, context);
+    return { access: 'read', ruleContent: directory, paths: permissionPaths(directory) };
+  },
+
+  async validateInput(input, context): Promise<ValidationResult> {
+    const fail = (message: string): ValidationResult => ({ result: false, message, errorCode: 1 });
+    const base = baseDirectory(input, context);
+    try {
+      if (!(await stat(base)).isDirectory()) return fail(`Path is not a directory: ${base}`);
+    } catch (error) {
+      const code = errorCode(error);
+      if (code === 'ENOENT' || code === 'ENOTDIR') return fail(`Directory does not exist: ${base}`);
+      return fail(`Cannot search ${base}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (resolveSearch(input, context).pattern.split('/').includes('..')) {
+      return fail(
+        'A glob pattern cannot climb out with ".." after a wildcard. Pass the directory to search as path instead.',
+      );
+    }
+    return { result: true };
+  },
+
+  async *call(input, context) {
+    const started = performance.now();
+    const { directory, pattern } = resolveSearch(input, context);
+    const found = (await isDirectory(directory))
+      ? await glob(pattern, {
+          cwd: directory,
+          absolute: true,
+          dot: true,
+          onlyFiles: true,
+          expandDirectories: false,
+          followSymbolicLinks: false,
+          ignore: ['**/.git/**'],
+          signal: context.signal,
+        })
+      : [];
+    context.signal.throwIfAborted();
+    const sorted = await sortByModificationTime(found);
+    const filenames = sorted.slice(0, MAX_GLOB_RESULTS);
+    const data: GlobOutput = {
+      durationMs: Math.round(performance.now() - started),
+      numFiles: filenames.length,
+      filenames,
+      truncated: sorted.length > MAX_GLOB_RESULTS,
+    };
+    return { data };
+  },
+
+  mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
+    let content = output.numFiles === 0 ? 'No files found' : output.filenames.join('\n');
+    if (output.truncated) content += `\n${TRUNCATION_NOTE}`;
+    return { type: 'tool_result', tool_use_id: toolUseId, content };
+  },
+});
+
+function baseDirectory(input: GlobInput, context: ToolContext): string {
+  return expandPath(input.path ?? context.projectDir, context.projectDir);
+}
+
+const GLOB_SYNTAX = /[*?[\]{}()!]/;
+
+/**
+ * Splits the pattern into the directory its fixed leading segments name and the rest. A
+ * pattern without any wildcard keeps its last segment as the pattern.
+ */
+export function resolveSearch(
+  input: GlobInput,
+  context: ToolContext,
+): { directory: string; pattern: string } {
+  const base = baseDirectory(input, context);
+  const segments = input.pattern.split('/');
+  let firstGlob = segments.findIndex((segment) => GLOB_SYNTAX.test(segment));
+  if (firstGlob === -1) firstGlob = segments.length - 1;
+  const prefix = segments.slice(0, firstGlob).join('/');
+  const pattern = segments.slice(firstGlob).join('/');
+  if (prefix === '' && firstGlob === 0) return { directory: base, pattern };
+  const fixed = prefix === '' && isAbsolute(input.pattern) ? '/' : prefix;
+  return { directory: expandPath(fixed, base), pattern };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

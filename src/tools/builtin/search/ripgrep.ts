@@ -1,0 +1,146 @@
+/**
+ * The ripgrep engine: one `rg` process per search.
+ *
+ * rg runs in the searched directory (so that globs with a slash are relative to it, as in the
+ * built-in engine) and is given the absolute target, so every path it prints is absolute. File
+ * lists and counts use NUL separators so that any file name survives; content output is taken
+ * line by line, in `--sort path` order, until the caller has enough, and rg is then stopped.
+ *
+ * Exit codes: 0 found, 1 found nothing, 2 an error — with output, the error was partial (an
+ * unreadable file) and what was found is reported with a warning; without, it is the result.
+ */
+import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
+import { MAX_COLUMNS } from './types.js';
+import type { FileCount, SearchEngine, SearchOutcome, SearchQuery } from './types.js';
+
+const MAX_STDERR_CHARS = 4000;
+
+/** The rg arguments for a query, without the binary. */
+export function ripgrepArgs(query: SearchQuery): string[] {
+  const args = ['--no-config', '--hidden', '--color', 'never', '--no-heading'];
+  if (query.mode === 'files_with_matches') args.push('-l', '--null');
+  else if (query.mode === 'count') args.push('-c', '--with-filename', '--null');
+  else {
+    args.push('--sort', 'path', '--max-columns', String(MAX_COLUMNS), '--max-columns-preview');
+    if (query.lineNumbers) args.push('-n');
+    if (query.after > 0) args.push('-A', String(query.after));
+    if (query.before > 0) args.push('-B', String(query.before));
+  }
+  if (query.ignoreCase) args.push('-i');
+  if (query.multiline) args.push('-U', '--multiline-dotall');
+  if (query.type !== undefined) args.push('--type', query.type);
+  for (const glob of query.globs) args.push('--glob', glob);
+  // Last, so that no glob of the model's can bring the repository's internals back in.
+  args.push('--glob', '!.git');
+  args.push('-e', query.pattern, '--', query.target);
+  return args;
+}
+
+/** The directory rg runs in: the searched directory, or the searched file's. */
+export function ripgrepCwd(query: SearchQuery): string {
+  return query.targetIsFile ? dirname(query.target) : query.target;
+}
+
+export function ripgrepEngine(
+  binary: string,
+  env: Readonly<Record<string, string>>,
+): SearchEngine {
+  return (query, run) =>
+    new Promise<SearchOutcome>((resolve, reject) => {
+      const child = spawn(binary, ripgrepArgs(query), {
+        cwd: ripgrepCwd(query),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stopped = false;
+      let timedOut = false;
+      let stdoutText = '';
+      let pending = '';
+      let sawOutput = false;
+      let stderrText = '';
+      const stopChild = () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stopChild();
+      }, run.timeoutMs);
+      const onAbort = () => stopChild();
+      run.signal.addEventListener('abort', onAbort, { once: true });
+
+      child.stdout.setEncoding('utf8');
+      child.stderr.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        if (stopped) return;
+        sawOutput = true;
+        if (query.mode !== 'content') {
+          stdoutText += chunk;
+          return;
+        }
+        pending += chunk;
+        let newline = pending.indexOf('\n');
+        let consumed = 0;
+        while (newline !== -1) {
+          if (!run.onLine(pending.slice(consumed, newline))) {
+            stopped = true;
+            stopChild();
+            return;
+          }
+          consumed = newline + 1;
+          newline = pending.indexOf('\n', consumed);
+        }
+        pending = pending.slice(consumed);
+      });
+      child.stderr.on('data', (chunk: string) => {
+        if (stderrText.length < MAX_STDERR_CHARS) stderrText += chunk;
+      });
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        run.signal.removeEventListener('abort', onAbort);
+        reject(error);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        run.signal.removeEventListener('abort', onAbort);
+        if (run.signal.aborted) {
+          reject(abortReason(run.signal));
+          return;
+        }
+        if (!stopped && pending !== '' && query.mode === 'content') run.onLine(pending);
+        const stderr = stderrText.trim().slice(0, MAX_STDERR_CHARS);
+        const found = parseOutput(query, stdoutText);
+        if (stopped || code === 0 || code === 1) {
+          resolve({ ok: true, ...found, ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }) });
+        } else if (timedOut) {
+          resolve({ ok: true, ...found, warning: timeoutWarning(run.timeoutMs) });
+        } else if (code === 2 && sawOutput) {
+          resolve({ ok: true, ...found, warning: `Some paths could not be searched: ${stderr}` });
+        } else {
+          resolve({ ok: false, error: stderr || `ripgrep exited with code ${String(code)}` });
+        }
+      });
+    });
+}
+
+function parseOutput(query: SearchQuery, text: string): { paths: string[]; counts: FileCount[] } {
+  if (query.mode === 'files_with_matches') {
+    return { paths: text.split('\0').filter((path) => path !== ''), counts: [] };
+  }
+  const counts: FileCount[] = [];
+  if (query.mode === 'count') {
+    for (const match of text.matchAll(/([^\0]*)\0(\d+)\n/g)) {
+      counts.push({ path: match[1]!, count: Number(match[2]) });
+    }
+  }
+  return { paths: [], counts };
+}
+
+function timeoutWarning(timeoutMs: number): string {
+  return `The search was stopped after ${timeoutMs / 1000} s; results are incomplete.`;
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('The search was cancelled');
+}
