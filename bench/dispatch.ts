@@ -49,7 +49,14 @@ const context = (toolUseId: string, signal: AbortSignal): ToolContext => ({
 });
 const deps: PipelineDeps = {
   registry: new ToolRegistry([noopTool]),
-  policy: { mode: 'default', allow: [], deny: [], ask: [], askDefault: 'deny', workspaceRoots: [root] },
+  policy: {
+    mode: 'default',
+    allow: [],
+    deny: [],
+    ask: [],
+    askDefault: 'deny',
+    workspaceRoots: [root],
+  },
   hooks: noHooks,
   makeContext: context,
   splitCommand: (command) => [command],
@@ -71,7 +78,12 @@ async function throughPipeline(index: number): Promise<void> {
     run: (block, callSignal) => executeSingleToolUse(block, deps, callSignal),
     signal,
   });
-  executor.addTool({ type: 'tool_use', id: `t${index}`, name: 'Noop', input: { value: `v${index}` } });
+  executor.addTool({
+    type: 'tool_use',
+    id: `t${index}`,
+    name: 'Noop',
+    input: { value: `v${index}` },
+  });
   await executor.results();
 }
 
@@ -94,8 +106,16 @@ export async function runDispatchBench(): Promise<{ medianOverheadMs: number }> 
   const medianBase = median(base);
   const medianPiped = median(piped);
   printTable('Dispatch + pipeline overhead, no-op tool (ms per call)', [
-    { run: 'direct call() (baseline)', median: fmt(medianBase, 4), p95: fmt(percentile(base, 95), 4) },
-    { run: 'executor + gate + pipeline', median: fmt(medianPiped, 4), p95: fmt(percentile(piped, 95), 4) },
+    {
+      run: 'direct call() (baseline)',
+      median: fmt(medianBase, 4),
+      p95: fmt(percentile(base, 95), 4),
+    },
+    {
+      run: 'executor + gate + pipeline',
+      median: fmt(medianPiped, 4),
+      p95: fmt(percentile(piped, 95), 4),
+    },
   ]);
   const overhead = medianPiped - medianBase;
   console.log(

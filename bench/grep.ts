@@ -3,7 +3,7 @@
  *
  * 1. Generate the tree in a temp dir: nested directories, mixed extensions, ignored `node_modules`
  *    and `dist` directories (a `.git` marks it a repository), the needle in a few files.
- * 2. For each query, after a warm-up, take the median of several runs of
+ * 2. For each query, take the median of several interleaved runs (after a warm-up) of
  *    (a) rg run directly with the arguments the tool gives it (printed below),
  *    (b) the Grep tool with ripgrep — (a) plus spawning, parsing, sorting and rendering,
  *    (c) the Grep tool with the built-in engine.
@@ -23,7 +23,7 @@ import type { ToolContext } from '../src/tools/tool.js';
 import { fmt, median, printTable } from './stats.js';
 
 const FILES = 50_000;
-const RUNS = 7;
+const RUNS = 5;
 const NEEDLE = 'NEEDLE_TOKEN_42';
 const EXTENSIONS = ['ts', 'js', 'py', 'md', 'json', 'txt', 'go', 'rs'];
 
@@ -37,7 +37,8 @@ function generateTree(root: string): { total: number; ignored: number; needles: 
   for (let a = 0; a < 20 && total < FILES; a++) {
     for (let b = 0; b < 10 && total < FILES; b++) {
       for (let c = 0; c < 5 && total < FILES; c++) {
-        const leaf = (a * 50 + b * 5 + c) % 10 === 0 ? (c % 2 === 0 ? 'node_modules' : 'dist') : `leaf${c}`;
+        const leaf =
+          (a * 50 + b * 5 + c) % 10 === 0 ? (c % 2 === 0 ? 'node_modules' : 'dist') : `leaf${c}`;
         const directory = join(root, `pkg${a}`, `mod${b}`, leaf);
         mkdirSync(directory, { recursive: true });
         for (let index = 0; index < 50 && total < FILES; index++, total++) {
@@ -63,15 +64,21 @@ function fileText(seed: number, withNeedle: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function time(action: () => Promise<unknown>): Promise<number[]> {
-  await action();
-  const samples: number[] = [];
+/**
+ * Median milliseconds of each action. Runs are interleaved (a, b, c, a, b, c, …) after one warm-up
+ * each, so that load from other processes on a shared machine hits every variant alike.
+ */
+async function timeInterleaved(actions: ReadonlyArray<() => Promise<unknown>>): Promise<number[]> {
+  for (const action of actions) await action();
+  const samples = actions.map(() => [] as number[]);
   for (let run = 0; run < RUNS; run++) {
-    const started = performance.now();
-    await action();
-    samples.push(performance.now() - started);
+    for (const [index, action] of actions.entries()) {
+      const started = performance.now();
+      await action();
+      samples[index]!.push(performance.now() - started);
+    }
   }
-  return samples;
+  return samples.map((values) => median(values));
 }
 
 function runRipgrepDirectly(binary: string, args: string[], cwd: string): Promise<void> {
@@ -95,18 +102,20 @@ function shellQuote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
-async function main(): Promise<void> {
+export async function runGrepBench(): Promise<{ ratios: Record<string, number> }> {
   const rg = findRipgrep(process.env.PATH);
   if (!rg) {
     console.log('bench/grep: no rg on PATH; nothing to compare against.');
-    return;
+    return { ratios: {} };
   }
   const root = mkdtempSync(join(tmpdir(), 'ci-agent-bench-grep-'));
   const cleanup = () => rmSync(root, { recursive: true, force: true });
-  process.once('SIGINT', () => {
+  const onInterrupt = () => {
     cleanup();
     process.exit(130);
-  });
+  };
+  process.once('SIGINT', onInterrupt);
+  const ratios: Record<string, number> = {};
   try {
     const started = performance.now();
     const tree = generateTree(root);
@@ -127,32 +136,48 @@ async function main(): Promise<void> {
     const queries: Array<{ label: string; input: Record<string, unknown> }> = [
       { label: 'files_with_matches', input: { pattern: NEEDLE } },
       { label: 'content -n', input: { pattern: NEEDLE, output_mode: 'content' } },
-      { label: 'count -i', input: { pattern: 'needle_token_42', output_mode: 'count', '-i': true } },
+      {
+        label: 'count -i',
+        input: { pattern: 'needle_token_42', output_mode: 'count', '-i': true },
+      },
     ];
     const rows: Array<Record<string, string | number>> = [];
     for (const { label, input } of queries) {
       const parsed = grepTool.inputSchema.parse(input) as Parameters<typeof buildQuery>[0];
       const args = ripgrepArgs(buildQuery(parsed, root, false));
       console.log(`\n[${label}] (a) cd ${root} && ${[rg, ...args].map(shellQuote).join(' ')}`);
-      const direct = median(await time(() => runRipgrepDirectly(rg, args, root)));
-      const withRipgrep = median(await time(() => runTool(input, context(rg))));
-      const builtin = median(await time(() => runTool(input, context(null))));
+      const [direct, withRipgrep, builtin] = (await timeInterleaved([
+        () => runRipgrepDirectly(rg, args, root),
+        () => runTool(input, context(rg)),
+        () => runTool(input, context(null)),
+      ])) as [number, number, number];
       const sample = await runTool(input, context(rg));
       if (sample !== (await runTool(input, context(null)))) {
         console.log(`  warning: the engines disagree on ${label}`);
       }
+      ratios[label] = withRipgrep / direct;
       for (const [variant, ms] of [
         ['(a) rg directly', direct],
         ['(b) Grep tool, ripgrep', withRipgrep],
         ['(c) Grep tool, built-in', builtin],
       ] as const) {
-        rows.push({ query: label, variant, 'median ms': fmt(ms, 1), 'vs (a)': `${fmt(ms / direct, 2)}×` });
+        rows.push({
+          query: label,
+          variant,
+          'median ms': fmt(ms, 1),
+          'vs (a)': `${fmt(ms / direct, 2)}×`,
+        });
       }
     }
-    printTable(`Grep over ${tree.total} files, median of ${RUNS} runs after a warm-up (target: (b) ≤ 1.5× (a))`, rows);
+    printTable(
+      `Grep over ${tree.total} files, median of ${RUNS} runs after a warm-up (target: (b) ≤ 1.5× (a))`,
+      rows,
+    );
+    return { ratios };
   } finally {
+    process.off('SIGINT', onInterrupt);
     cleanup();
   }
 }
 
-await main();
+if (import.meta.url === `file://${process.argv[1]}`) await runGrepBench();

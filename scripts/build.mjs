@@ -10,7 +10,22 @@ const entries = [
 
 rmSync('dist', { recursive: true, force: true });
 for (const [entry, outDir] of entries) {
-  execFileSync('npx', ['ncc', 'build', entry, '-o', outDir, '--minify', '--no-source-map-register', '--license', 'licenses.txt', '--quiet'], {
-    stdio: 'inherit',
-  });
+  execFileSync(
+    'npx',
+    [
+      'ncc',
+      'build',
+      entry,
+      '-o',
+      outDir,
+      '--minify',
+      '--no-source-map-register',
+      '--license',
+      'licenses.txt',
+      '--quiet',
+    ],
+    {
+      stdio: 'inherit',
+    },
+  );
 }

@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
-import type { ReplayScriptEntry, ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import type {
+  ReplayScriptEntry,
+  ReplayServer,
+  ReplayServerOptions,
+} from '../../src/model/replay-server.js';
 import { createPause, startReplayServer } from '../../src/model/replay-server.js';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
@@ -17,13 +21,20 @@ afterEach(async () => {
 
 async function run(
   turns: ReplayScriptEntry[],
-  options: { maxTurns?: number; policy?: Partial<PermissionPolicy>; server?: Partial<ReplayServerOptions> } = {},
+  options: {
+    maxTurns?: number;
+    policy?: Partial<PermissionPolicy>;
+    server?: Partial<ReplayServerOptions>;
+  } = {},
 ) {
   server = await startReplayServer({ turns, apiKey: 'sk-test', ...options.server });
   const log = makeCallLog();
-  const { deps, events } = makePipeline([controlledTool('Read', true, log), controlledTool('Edit', false, log)], {
-    policy: options.policy,
-  });
+  const { deps, events } = makePipeline(
+    [controlledTool('Read', true, log), controlledTool('Edit', false, log)],
+    {
+      policy: options.policy,
+    },
+  );
   const result = await runAgent({
     prompt: 'fix it',
     model: 'claude-sonnet-5-5',
@@ -48,11 +59,20 @@ function toolResultsOf(body: unknown): ToolResultBlock[] {
 describe('runAgent', () => {
   it('ends with the model text when the model answers without tools', async () => {
     const { result, events } = await run([[{ type: 'text', text: 'All done.' }]]);
-    expect(result).toMatchObject({ subtype: 'success', isError: false, result: 'All done.', numTurns: 1 });
+    expect(result).toMatchObject({
+      subtype: 'success',
+      isError: false,
+      result: 'All done.',
+      numTurns: 1,
+    });
     expect(result.usage.output_tokens).toBeGreaterThan(0);
     expect(result.totalCostUsd).toBeGreaterThan(0);
     expect(Object.keys(result.modelUsage)).toEqual(['claude-sonnet-5-5']);
-    expect(events.map((event) => event.type)).toEqual(['session-start', 'assistant-message', 'result']);
+    expect(events.map((event) => event.type)).toEqual([
+      'session-start',
+      'assistant-message',
+      'result',
+    ]);
     expect(events.filter((event) => event.type === 'tool-result')).toEqual([]);
   });
 
@@ -110,11 +130,7 @@ describe('runAgent', () => {
   it('stops before asking the model again once max turns is reached, after running that turn’s tools', async () => {
     const loop = { type: 'tool_use' as const, name: 'Read', input: { id: 'x', auto: true } };
     const { result, log, requests } = await run(
-      [
-        [{ ...loop, id: 'toolu_1' }],
-        [{ ...loop, id: 'toolu_2' }],
-        [{ ...loop, id: 'toolu_3' }],
-      ],
+      [[{ ...loop, id: 'toolu_1' }], [{ ...loop, id: 'toolu_2' }], [{ ...loop, id: 'toolu_3' }]],
       { maxTurns: 2 },
     );
     expect(result).toMatchObject({ subtype: 'error_max_turns', isError: true, numTurns: 2 });
@@ -147,7 +163,10 @@ describe('runAgent', () => {
       [
         [
           { type: 'tool_use', id: 'toolu_a', name: 'Read', input: { id: 'a', auto: true } },
-          { type: 'text', text: 'never finished, because the connection drops in the middle of this' },
+          {
+            type: 'text',
+            text: 'never finished, because the connection drops in the middle of this',
+          },
         ],
       ],
       { server: { faults: { 0: { kind: 'drop', afterEvents: 9, how: 'end' } } } },

@@ -27,13 +27,21 @@ describe('parseCli', () => {
   it('reads the shared flags', () => {
     expect(
       parse(
-        '-p', 'x',
-        '--output-format', 'stream-json', '--verbose',
-        '--permission-mode', 'acceptEdits',
-        '--max-turns', '7',
-        '--model', 'opus',
-        '--append-system-prompt', 'be brief',
-        '--add-dir', '../other',
+        '-p',
+        'x',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--permission-mode',
+        'acceptEdits',
+        '--max-turns',
+        '7',
+        '--model',
+        'opus',
+        '--append-system-prompt',
+        'be brief',
+        '--add-dir',
+        '../other',
       ),
     ).toMatchObject({
       outputFormat: 'stream-json',
@@ -47,10 +55,15 @@ describe('parseCli', () => {
 
   it('accepts tool lists comma- or space-separated, repeated, in both spellings', () => {
     const settings = parse(
-      '-p', 'x',
-      '--allowedTools', 'Read,Grep', 'Bash(git log *)',
-      '--allowed-tools', 'Edit Write',
-      '--disallowedTools', 'WebFetch',
+      '-p',
+      'x',
+      '--allowedTools',
+      'Read,Grep',
+      'Bash(git log *)',
+      '--allowed-tools',
+      'Edit Write',
+      '--disallowedTools',
+      'WebFetch',
     );
     expect(settings).toMatchObject({
       allowedTools: ['Read', 'Grep', 'Bash(git log *)', 'Edit', 'Write'],

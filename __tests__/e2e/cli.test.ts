@@ -27,7 +27,8 @@ function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
     const body = request.body as { messages?: Message[] } | undefined;
     for (const message of body?.messages ?? []) {
       if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content) if (block.type === 'tool_result') results.set(block.tool_use_id, block);
+      for (const block of message.content)
+        if (block.type === 'tool_result') results.set(block.tool_use_id, block);
     }
   }
   return results;
@@ -35,7 +36,8 @@ function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
 
 const ROOT = '$ROOT';
 const at = (run: CliRun, relative: string) => `${run.workspace.root}/${relative}`;
-const withRoot = <T>(value: T, root: string): T => JSON.parse(JSON.stringify(value).replaceAll(ROOT, root)) as T;
+const withRoot = <T>(value: T, root: string): T =>
+  JSON.parse(JSON.stringify(value).replaceAll(ROOT, root)) as T;
 
 describe('ci-agent -p (built CLI)', () => {
   it('reads, edits and reports in stream-json, with tool input split across many deltas', async () => {
@@ -66,7 +68,9 @@ describe('ci-agent -p (built CLI)', () => {
     expect(sent.get('toolu_01')?.is_error).toBeFalsy();
     expect(sent.get('toolu_02')?.is_error).toBeFalsy();
 
-    const types = run.lines.map((line) => `${String(line.type)}${line.subtype ? `/${String(line.subtype)}` : ''}`);
+    const types = run.lines.map((line) =>
+      [line.type, line.subtype].filter((part) => typeof part === 'string').join('/'),
+    );
     expect(types[0]).toBe('system/init');
     expect(types.filter((type) => type === 'assistant')).toHaveLength(3);
     expect(types.filter((type) => type === 'user')).toHaveLength(2);
@@ -83,7 +87,9 @@ describe('ci-agent -p (built CLI)', () => {
     });
     expect((result.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
     expect(result.total_cost_usd).toBeGreaterThan(0);
-    const user = run.lines.find((line) => line.type === 'user') as { tool_use_result: { type: string } };
+    const user = run.lines.find((line) => line.type === 'user') as {
+      tool_use_result: { type: string };
+    };
     expect(user.tool_use_result.type).toBe('text');
   });
 
@@ -102,32 +108,60 @@ describe('ci-agent -p (built CLI)', () => {
     expect(denied?.content).toContain('Permission to use Bash was denied');
     const result = run.lines[run.lines.length - 1] as { permission_denials: unknown[] };
     expect(result.permission_denials).toEqual([
-      expect.objectContaining({ tool_name: 'Bash', tool_use_id: 'toolu_01', tool_input: { command: 'rm keep.txt' } }),
+      expect.objectContaining({
+        tool_name: 'Bash',
+        tool_use_id: 'toolu_01',
+        tool_input: { command: 'rm keep.txt' },
+      }),
     ]);
     const decision = run.lines.find((line) => line.subtype === 'permission_decision');
-    expect(decision).toMatchObject({ behavior: 'deny', ask_resolved: true, decision_source: 'default' });
+    expect(decision).toMatchObject({
+      behavior: 'deny',
+      ask_resolved: true,
+      decision_source: 'default',
+    });
   });
 
   it('runs Bash when --allowedTools allows it, with the exit code in the result and no API key in its env', async () => {
     const run = await cli(['-p', 'run it', ...STREAM, '--allowedTools', 'Bash'], {
       turns: [
         [
-          { type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'echo out; echo err >&2; exit 3' } },
-          { type: 'tool_use', id: 'toolu_02', name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"' } },
+          {
+            type: 'tool_use',
+            id: 'toolu_01',
+            name: 'Bash',
+            input: { command: 'echo out; echo err >&2; exit 3' },
+          },
+          {
+            type: 'tool_use',
+            id: 'toolu_02',
+            name: 'Bash',
+            input: { command: 'echo "key=[$ANTHROPIC_API_KEY]"' },
+          },
         ],
         [{ type: 'text', text: 'done' }],
       ],
     });
     expect(run.code).toBe(0);
     const sent = resultsSent(run);
-    expect(sent.get('toolu_01')).toMatchObject({ is_error: true, content: 'Exit code 3\nout\nerr' });
+    expect(sent.get('toolu_01')).toMatchObject({
+      is_error: true,
+      content: 'Exit code 3\nout\nerr',
+    });
     expect(sent.get('toolu_02')?.content).toContain('Not run');
   });
 
   it('keeps secrets out of the tool environment', async () => {
     const run = await cli(['-p', 'print', ...STREAM, '--allowedTools', 'Bash'], {
       turns: [
-        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'echo "key=[$ANTHROPIC_API_KEY][$GITHUB_TOKEN]"' } }],
+        [
+          {
+            type: 'tool_use',
+            id: 'toolu_01',
+            name: 'Bash',
+            input: { command: 'echo "key=[$ANTHROPIC_API_KEY][$GITHUB_TOKEN]"' },
+          },
+        ],
         [{ type: 'text', text: 'done' }],
       ],
       env: { GITHUB_TOKEN: 'ghp_secret' },
@@ -161,7 +195,11 @@ describe('ci-agent -p (built CLI)', () => {
     const text = await cli(['-p', 'hi'], { turns });
     expect(text.stdout).toBe('Just text.\n');
     const json = await cli(['-p', 'hi', '--output-format', 'json'], { turns });
-    expect(JSON.parse(json.stdout)).toMatchObject({ type: 'result', subtype: 'success', result: 'Just text.' });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      type: 'result',
+      subtype: 'success',
+      result: 'Just text.',
+    });
   });
 
   it('stops at --max-turns with an error and a non-zero exit', async () => {
@@ -186,11 +224,15 @@ describe('ci-agent -p (built CLI)', () => {
     it('rejects a bad flag in one line', async () => {
       const run = await cli(['-p', 'x', '--output-format', 'stream-json']);
       expect(run.code).toBe(1);
-      expect(run.stderr).toBe('Error: --output-format=stream-json requires --verbose (as with claude -p)\n');
+      expect(run.stderr).toBe(
+        'Error: --output-format=stream-json requires --verbose (as with claude -p)\n',
+      );
     });
 
     it('reports a rejected key as an error result', async () => {
-      const run = await cli(['-p', 'x', '--output-format', 'json'], { env: { ANTHROPIC_API_KEY: 'sk-wrong' } });
+      const run = await cli(['-p', 'x', '--output-format', 'json'], {
+        env: { ANTHROPIC_API_KEY: 'sk-wrong' },
+      });
       expect(run.code).toBe(1);
       const result = JSON.parse(run.stdout) as { subtype: string; errors: string[] };
       expect(result.subtype).toBe('error_during_execution');

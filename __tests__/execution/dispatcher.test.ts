@@ -45,7 +45,9 @@ describe('groupByConcurrencySafety', () => {
       block('Write', { file_path: '/r/a', content: '' }),
       block('Edit', { file_path: '/r/a', old_string: 'a', new_string: 'b' }),
     ];
-    expect(groupByConcurrencySafety(blocks, isSafe).map((group) => group.blocks.length)).toEqual([1, 1]);
+    expect(groupByConcurrencySafety(blocks, isSafe).map((group) => group.blocks.length)).toEqual([
+      1, 1,
+    ]);
   });
 
   it('treats read-only Bash as safe and other Bash as unsafe', () => {
@@ -63,7 +65,10 @@ describe('groupByConcurrencySafety', () => {
 describe('runToolUses', () => {
   it('runs the groups in order, each safe group in parallel, and returns results in call order', async () => {
     const log = makeCallLog();
-    const { deps } = makePipeline([controlledTool('Read', true, log), controlledTool('Edit', false, log)]);
+    const { deps } = makePipeline([
+      controlledTool('Read', true, log),
+      controlledTool('Edit', false, log),
+    ]);
     const blocks = [
       toolUse('Read', 'r1'),
       toolUse('Read', 'r2'),

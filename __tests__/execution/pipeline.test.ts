@@ -31,7 +31,13 @@ const echoTool = defineTool({
     if (input.mode === 'throw') throw new Error('disk on fire');
     if (input.mode === 'progress') yield { type: 'progress', message: 'half way' };
     if (input.mode === 'hang') await new Promise(() => undefined);
-    return { data: { echoed: input.text, signalAborted: context.signal.aborted, isError: input.mode === 'error' } };
+    return {
+      data: {
+        echoed: input.text,
+        signalAborted: context.signal.aborted,
+        isError: input.mode === 'error',
+      },
+    };
   },
   mapToolResultToToolResultBlockParam: (output, toolUseId) => ({
     type: 'tool_result',
@@ -47,7 +53,10 @@ function use(input: unknown, name = 'Echo'): ToolUseBlock {
 
 const live = () => new AbortController().signal;
 
-function hooks(pre: Partial<PreToolUseOutcome> = {}, post: Partial<PostToolUseOutcome> = {}): HookRunner {
+function hooks(
+  pre: Partial<PreToolUseOutcome> = {},
+  post: Partial<PostToolUseOutcome> = {},
+): HookRunner {
   return {
     preToolUse: async () => ({ additionalContext: [], runs: [], ...pre }),
     postToolUse: async () => ({ additionalContext: [], runs: [], ...post }),
@@ -101,7 +110,11 @@ describe('executeSingleToolUse', () => {
 
     it('rejects a parameter the model may not set, including hidden ones', async () => {
       const { deps } = makePipeline([echoTool]);
-      const outcome = await executeSingleToolUse(use({ text: 'x', _secret: 'y', extra: 1 }), deps, live());
+      const outcome = await executeSingleToolUse(
+        use({ text: 'x', _secret: 'y', extra: 1 }),
+        deps,
+        live(),
+      );
       expect(outcome.result.content).toContain('An unexpected parameter `_secret` was provided');
       expect(outcome.result.content).toContain('An unexpected parameter `extra` was provided');
       expect(outcome.result.content).toContain('following issues');
@@ -113,14 +126,18 @@ describe('executeSingleToolUse', () => {
     calls.length = 0;
     const outcome = await executeSingleToolUse(use({ text: 'invalid' }), deps, live());
     expect(outcome.stage).toBe('validation');
-    expect(outcome.result.content).toBe('<tool_use_error>text must not be "invalid"</tool_use_error>');
+    expect(outcome.result.content).toBe(
+      '<tool_use_error>text must not be "invalid"</tool_use_error>',
+    );
     expect(calls).toEqual([]);
   });
 
   describe('when a PreToolUse hook decides', () => {
     it('denies the call with the hook named in the result', async () => {
       const { deps } = makePipeline([echoTool], {
-        hooks: hooks({ decision: { behavior: 'deny', reason: 'no echo today', source: 'guard.sh' } }),
+        hooks: hooks({
+          decision: { behavior: 'deny', reason: 'no echo today', source: 'guard.sh' },
+        }),
       });
       const outcome = await executeSingleToolUse(use({ text: 'x' }), deps, live());
       expect(outcome.stage).toBe('permission');
@@ -129,7 +146,9 @@ describe('executeSingleToolUse', () => {
     });
 
     it('runs the call with a valid updatedInput', async () => {
-      const { deps } = makePipeline([echoTool], { hooks: hooks({ updatedInput: { text: 'rewritten' } }) });
+      const { deps } = makePipeline([echoTool], {
+        hooks: hooks({ updatedInput: { text: 'rewritten' } }),
+      });
       const outcome = await executeSingleToolUse(use({ text: 'x' }), deps, live());
       expect(outcome.result.content).toBe('echo: rewritten');
       expect(outcome.input).toEqual({ text: 'rewritten' });
@@ -178,7 +197,11 @@ describe('executeSingleToolUse', () => {
   describe('when the tool runs', () => {
     it('reports progress events and the structured output', async () => {
       const { deps, events } = makePipeline([echoTool]);
-      const outcome = await executeSingleToolUse(use({ text: 'x', mode: 'progress' }), deps, live());
+      const outcome = await executeSingleToolUse(
+        use({ text: 'x', mode: 'progress' }),
+        deps,
+        live(),
+      );
       expect(outcome.stage).toBe('completed');
       expect(outcome.structured).toMatchObject({ echoed: 'x' });
       expect(events.map((event) => event.type)).toEqual([

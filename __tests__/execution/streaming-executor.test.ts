@@ -8,7 +8,10 @@ import { controlledTool, makeCallLog, toolUse } from '../helpers/test-tools.js';
 
 function setup(maxShared = 10) {
   const log = makeCallLog();
-  const { deps } = makePipeline([controlledTool('Read', true, log), controlledTool('Edit', false, log)]);
+  const { deps } = makePipeline([
+    controlledTool('Read', true, log),
+    controlledTool('Edit', false, log),
+  ]);
   const controller = new AbortController();
   const executor = new StreamingToolExecutor({
     gate: new ConcurrencyGate(maxShared),
@@ -82,7 +85,8 @@ describe('StreamingToolExecutor', () => {
 
   it('never runs more safe calls at once than the cap', async () => {
     const { log, executor } = setup(2);
-    for (const id of ['r1', 'r2', 'r3', 'r4']) executor.addTool(toolUse('Read', id, { auto: true }));
+    for (const id of ['r1', 'r2', 'r3', 'r4'])
+      executor.addTool(toolUse('Read', id, { auto: true }));
     await executor.results();
     expect(log.maxRunning).toBeLessThanOrEqual(2);
     expect(log.events.filter((event) => event.startsWith('end:'))).toHaveLength(4);

@@ -3,9 +3,14 @@
  * repository, talking to the replay server on loopback.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ReplayScriptEntry, ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import type {
+  ReplayScriptEntry,
+  ReplayServer,
+  ReplayServerOptions,
+} from '../../src/model/replay-server.js';
 import { startReplayServer } from '../../src/model/replay-server.js';
 import type { Workspace } from './tool-harness.js';
 import { makeWorkspace } from './tool-harness.js';
@@ -30,7 +35,7 @@ export interface CliRunOptions {
   server?: Partial<ReplayServerOptions>;
   env?: Record<string, string | undefined>;
   /** Called with the child once it runs (e.g. to send a signal). */
-  onSpawn?: (child: import('node:child_process').ChildProcess, server: ReplayServer) => void;
+  onSpawn?: (child: ChildProcess, server: ReplayServer) => void;
   timeoutMs?: number;
 }
 
@@ -41,13 +46,16 @@ export function assertCliBuilt(): void {
 export async function runCli(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
   assertCliBuilt();
   const workspace = makeWorkspace('ci-agent-e2e-');
-  for (const [path, content] of Object.entries(options.files ?? {})) await workspace.write(path, content);
-  const git = (...gitArgs: string[]) => spawnSync('git', gitArgs, { cwd: workspace.root, encoding: 'utf8' });
+  for (const [path, content] of Object.entries(options.files ?? {}))
+    await workspace.write(path, content);
+  const git = (...gitArgs: string[]) =>
+    spawnSync('git', gitArgs, { cwd: workspace.root, encoding: 'utf8' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'fixture', '--allow-empty');
 
-  const turns = typeof options.turns === 'function' ? options.turns(workspace.root) : (options.turns ?? []);
+  const turns =
+    typeof options.turns === 'function' ? options.turns(workspace.root) : (options.turns ?? []);
   const server = await startReplayServer({ turns, apiKey: 'sk-ant-test-key', ...options.server });
   const home = join(workspace.root, '.home');
   const env: Record<string, string> = {

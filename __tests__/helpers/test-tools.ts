@@ -86,7 +86,9 @@ export function controlledTool(name: string, safe: boolean, log: CallLog): Tool 
         if (!input.auto) {
           await Promise.race([
             internal.gate(input.id).promise,
-            new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true })),
+            new Promise((resolve) =>
+              context.signal.addEventListener('abort', resolve, { once: true }),
+            ),
           ]);
         }
       } finally {
@@ -107,6 +109,10 @@ export function controlledTool(name: string, safe: boolean, log: CallLog): Tool 
   });
 }
 
-export function toolUse(name: string, id: string, extra: Record<string, unknown> = {}): ToolUseBlock {
+export function toolUse(
+  name: string,
+  id: string,
+  extra: Record<string, unknown> = {},
+): ToolUseBlock {
   return { type: 'tool_use', id, name, input: { id, ...extra } };
 }

@@ -99,5 +99,7 @@ function errorRun(content: string): ToolRun {
 
 export function blockText(block: ToolResultBlock): string {
   if (typeof block.content === 'string') return block.content;
-  return block.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
+  return block.content
+    .map((part) => (part.type === 'text' ? part.text : `[${part.type}]`))
+    .join('\n');
 }

@@ -7,7 +7,15 @@ import type { PermissionMode, PermissionPolicy } from '../../src/permissions/typ
 const ROOT = '/work/repo';
 
 function policy(overrides: Partial<PermissionPolicy> = {}): PermissionPolicy {
-  return { mode: 'default', allow: [], deny: [], ask: [], askDefault: 'deny', workspaceRoots: [ROOT], ...overrides };
+  return {
+    mode: 'default',
+    allow: [],
+    deny: [],
+    ask: [],
+    askDefault: 'deny',
+    workspaceRoots: [ROOT],
+    ...overrides,
+  };
 }
 
 const read: DecisionRequest = {
@@ -52,7 +60,9 @@ const rule = (text: string) => parseRule(text, 'test');
 describe('decide', () => {
   describe('mode defaults, without rules', () => {
     // [mode, request, behavior, askResolved, source]
-    const table: Array<[PermissionMode, string, DecisionRequest, 'allow' | 'deny', boolean, string]> = [
+    const table: Array<
+      [PermissionMode, string, DecisionRequest, 'allow' | 'deny', boolean, string]
+    > = [
       ['default', 'read inside', read, 'allow', false, 'default'],
       ['default', 'read outside', readOutside, 'deny', true, 'default'],
       ['default', 'edit inside', edit, 'deny', true, 'default'],
@@ -116,7 +126,10 @@ describe('decide', () => {
     });
 
     it('hook allow allows what the mode default would ask about', () => {
-      const decision = decide({ ...bashWrite, hook: { behavior: 'allow', source: 'dippy' } }, policy());
+      const decision = decide(
+        { ...bashWrite, hook: { behavior: 'allow', source: 'dippy' } },
+        policy(),
+      );
       expect(decision).toMatchObject({ behavior: 'allow', source: 'hook' });
     });
 
@@ -136,7 +149,9 @@ describe('decide', () => {
 
     it('an ask resolves to allow when the policy says so, but never in dontAsk mode', () => {
       expect(decide(bashWrite, policy({ askDefault: 'allow' })).behavior).toBe('allow');
-      expect(decide(bashWrite, policy({ askDefault: 'allow', mode: 'dontAsk' })).behavior).toBe('deny');
+      expect(decide(bashWrite, policy({ askDefault: 'allow', mode: 'dontAsk' })).behavior).toBe(
+        'deny',
+      );
     });
 
     it('a tool that needs a person asks even in bypassPermissions mode', () => {
@@ -144,11 +159,17 @@ describe('decide', () => {
         { ...read, requiresUserInteraction: true },
         policy({ mode: 'bypassPermissions' }),
       );
-      expect(decision).toMatchObject({ behavior: 'deny', askResolved: true, source: 'user-interaction' });
+      expect(decision).toMatchObject({
+        behavior: 'deny',
+        askResolved: true,
+        source: 'user-interaction',
+      });
     });
 
     it('plan mode refuses a change even when an allow rule names it', () => {
-      expect(decide(bashWrite, policy({ mode: 'plan', allow: [rule('Bash')] })).behavior).toBe('deny');
+      expect(decide(bashWrite, policy({ mode: 'plan', allow: [rule('Bash')] })).behavior).toBe(
+        'deny',
+      );
     });
 
     it('an allow rule allows a read outside the workspace', () => {
@@ -157,7 +178,10 @@ describe('decide', () => {
     });
 
     it('no rule lets an edit leave the workspace', () => {
-      const decision = decide(editOutside, policy({ allow: [rule('Edit')], mode: 'bypassPermissions' }));
+      const decision = decide(
+        editOutside,
+        policy({ allow: [rule('Edit')], mode: 'bypassPermissions' }),
+      );
       expect(decision).toMatchObject({ behavior: 'deny', source: 'workspace' });
     });
   });
@@ -170,7 +194,10 @@ describe('decide', () => {
     });
 
     it('names the rule and its source', () => {
-      const decision = decide(bashWrite, policy({ deny: [parseRule('Bash(npm install)', '--disallowedTools')] }));
+      const decision = decide(
+        bashWrite,
+        policy({ deny: [parseRule('Bash(npm install)', '--disallowedTools')] }),
+      );
       expect(decision.reason).toBe("denied by rule 'Bash(npm install)' (--disallowedTools)");
     });
   });

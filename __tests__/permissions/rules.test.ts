@@ -21,22 +21,22 @@ describe('parseRule', () => {
     expect(parseRule(text, 'src')).toMatchObject({ source: 'src', ...expected });
   });
 
-  it.each(['', '(x)', 'Bash(', '9lives', 'Read Write'])('rejects %j naming the source and the form', (text) => {
-    expect(() => parseRule(text, 'settings.json')).toThrow(RuleSyntaxError);
-    expect(() => parseRule(text, 'settings.json')).toThrow(/settings\.json: invalid permission rule .*expected a tool name/);
-  });
+  it.each(['', '(x)', 'Bash(', '9lives', 'Read Write'])(
+    'rejects %j naming the source and the form',
+    (text) => {
+      expect(() => parseRule(text, 'settings.json')).toThrow(RuleSyntaxError);
+      expect(() => parseRule(text, 'settings.json')).toThrow(
+        /settings\.json: invalid permission rule .*expected a tool name/,
+      );
+    },
+  );
 });
 
 describe('splitRuleList', () => {
   it('splits on commas and spaces but not inside parentheses', () => {
-    expect(splitRuleList(['Read,Grep', 'Bash(git log *) Edit', 'Bash(npm run test:*), Write'])).toEqual([
-      'Read',
-      'Grep',
-      'Bash(git log *)',
-      'Edit',
-      'Bash(npm run test:*)',
-      'Write',
-    ]);
+    expect(
+      splitRuleList(['Read,Grep', 'Bash(git log *) Edit', 'Bash(npm run test:*), Write']),
+    ).toEqual(['Read', 'Grep', 'Bash(git log *)', 'Edit', 'Bash(npm run test:*)', 'Write']);
   });
 });
 
@@ -64,12 +64,20 @@ describe('ruleMatches', () => {
   });
 
   it('matches a tool by its alias', () => {
-    const target: RuleTarget = { toolName: 'Agent', aliases: ['Task'], request: { access: 'other' } };
+    const target: RuleTarget = {
+      toolName: 'Agent',
+      aliases: ['Task'],
+      request: { access: 'other' },
+    };
     expect(ruleMatches(parseRule('Task', 's'), target, 'allow')).toBe(true);
   });
 
   it('matches every tool of an MCP server by its prefix, but not another server', () => {
-    const target: RuleTarget = { toolName: 'mcp__github__create_issue', aliases: [], request: { access: 'other' } };
+    const target: RuleTarget = {
+      toolName: 'mcp__github__create_issue',
+      aliases: [],
+      request: { access: 'other' },
+    };
     expect(ruleMatches(parseRule('mcp__github', 's'), target, 'allow')).toBe(true);
     expect(ruleMatches(parseRule('mcp__git', 's'), target, 'allow')).toBe(false);
   });
@@ -81,7 +89,9 @@ describe('ruleMatches', () => {
   });
 
   it('denies a compound command when any part is denied', () => {
-    expect(ruleMatches(parseRule('Bash(rm:*)', 's'), bash(['echo hi', 'rm -rf x']), 'deny')).toBe(true);
+    expect(ruleMatches(parseRule('Bash(rm:*)', 's'), bash(['echo hi', 'rm -rf x']), 'deny')).toBe(
+      true,
+    );
   });
 
   it('never allows an unparseable command by a prefix rule, and denies it conservatively', () => {

@@ -42,10 +42,23 @@ export type AgentEvent =
       tools: string[];
       permissionMode: PermissionMode;
     }
-  | { type: 'assistant-message'; messageId: string; model: string; message: AssistantMessage; stopReason: StopReason | null; usage: Usage }
+  | {
+      type: 'assistant-message';
+      messageId: string;
+      model: string;
+      message: AssistantMessage;
+      stopReason: StopReason | null;
+      usage: Usage;
+    }
   | { type: 'tool-call-start'; toolUseId: string; toolName: string; input: unknown }
   | { type: 'tool-progress'; toolUseId: string; toolName: string; message: string }
-  | { type: 'permission-decision'; toolUseId: string; toolName: string; input: unknown; decision: PermissionDecision }
+  | {
+      type: 'permission-decision';
+      toolUseId: string;
+      toolName: string;
+      input: unknown;
+      decision: PermissionDecision;
+    }
   | { type: 'hook-run'; toolUseId?: string; run: HookRunRecord }
   | {
       type: 'tool-result';

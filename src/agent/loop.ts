@@ -20,6 +20,7 @@ import type {
   StopReason,
   ToolResultBlock,
   ToolUseBlock,
+  Usage,
 } from '../model/types.js';
 import type { PermissionMode } from '../permissions/types.js';
 import { errorMessage } from '../util/errors.js';
@@ -135,7 +136,9 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     if (text) lastText = text;
     messages.push(assistant);
 
-    const toolUses = assistant.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    const toolUses = assistant.content.filter(
+      (block): block is ToolUseBlock => block.type === 'tool_use',
+    );
     if (toolUses.length === 0) return finish('success');
 
     const outcomes = await executor.results();
@@ -145,7 +148,9 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     options.events({
       type: 'tool-results-message',
       results,
-      structured: toolUses.map((use) => outcomes.find((outcome) => outcome.toolUseId === use.id)?.structured),
+      structured: toolUses.map(
+        (use) => outcomes.find((outcome) => outcome.toolUseId === use.id)?.structured,
+      ),
     });
 
     const stop = outcomes.find((outcome) => outcome.stopRun)?.stopRun;
@@ -161,7 +166,7 @@ interface TurnResponse {
   model: string;
   content: AssistantMessage['content'];
   stopReason: StopReason | null;
-  usage: import('../model/types.js').Usage;
+  usage: Usage;
 }
 
 async function streamTurn(
@@ -187,7 +192,8 @@ async function streamTurn(
     }
     if (event.type === 'message-complete') {
       if (!streaming) {
-        for (const block of event.message.content) if (block.type === 'tool_use') executor.addTool(block);
+        for (const block of event.message.content)
+          if (block.type === 'tool_use') executor.addTool(block);
       }
       return {
         id: event.message.id,
@@ -205,14 +211,18 @@ async function streamTurn(
  * One tool_result per tool_use, in tool_use order (DECISIONS #15). A tool_use the executor never
  * saw (it cannot happen unless the stream and the final message disagree) still gets a result.
  */
-function orderResults(toolUses: readonly ToolUseBlock[], outcomes: readonly ToolCallOutcome[]): ToolResultBlock[] {
+function orderResults(
+  toolUses: readonly ToolUseBlock[],
+  outcomes: readonly ToolCallOutcome[],
+): ToolResultBlock[] {
   const byId = new Map(outcomes.map((outcome) => [outcome.toolUseId, outcome.result]));
   return toolUses.map(
     (use) =>
       byId.get(use.id) ?? {
         type: 'tool_result',
         tool_use_id: use.id,
-        content: '<tool_use_error>Not run: the call was missing from the streamed response.</tool_use_error>',
+        content:
+          '<tool_use_error>Not run: the call was missing from the streamed response.</tool_use_error>',
         is_error: true,
       },
   );

@@ -64,9 +64,13 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   };
 
   // A bare-name deny removes the tool from what the model is offered (CC-COMPAT §2.2).
-  const removed = new Set(deny.filter((rule) => rule.content === undefined).map((rule) => rule.toolName));
+  const removed = new Set(
+    deny.filter((rule) => rule.content === undefined).map((rule) => rule.toolName),
+  );
   const registry = new ToolRegistry(
-    builtinTools.filter((tool) => !removed.has(tool.name) && !tool.aliases.some((alias) => removed.has(alias))),
+    builtinTools.filter(
+      (tool) => !removed.has(tool.name) && !tool.aliases.some((alias) => removed.has(alias)),
+    ),
   );
 
   const shell: ShellState = { cwd: projectDir };

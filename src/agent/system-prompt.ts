@@ -85,7 +85,9 @@ export async function readMemoryFiles(projectDir: string): Promise<MemoryFile[]>
       }
     }),
   );
-  return found.filter((file): file is MemoryFile => file !== undefined && file.content.trim() !== '');
+  return found.filter(
+    (file): file is MemoryFile => file !== undefined && file.content.trim() !== '',
+  );
 }
 
 export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentInfo> {
@@ -98,7 +100,10 @@ export async function gatherEnvironment(cwd: string, now = new Date()): Promise<
   const statusLines = status?.split('\n').filter(Boolean) ?? [];
   const shownStatus =
     statusLines.length > GIT_STATUS_LINES
-      ? [...statusLines.slice(0, GIT_STATUS_LINES), `… and ${statusLines.length - GIT_STATUS_LINES} more`]
+      ? [
+          ...statusLines.slice(0, GIT_STATUS_LINES),
+          `… and ${statusLines.length - GIT_STATUS_LINES} more`,
+        ]
       : statusLines;
   return {
     cwd,
@@ -108,7 +113,11 @@ export async function gatherEnvironment(cwd: string, now = new Date()): Promise<
     git:
       inside !== 'true'
         ? undefined
-        : { branch: branch || '(detached HEAD)', status: shownStatus.join('\n'), recentCommits: log ?? '' },
+        : {
+            branch: branch || '(detached HEAD)',
+            status: shownStatus.join('\n'),
+            recentCommits: log ?? '',
+          },
   };
 }
 

@@ -35,15 +35,25 @@ export function buildProgram(version: string): Command {
     .argument('[prompt]', 'the prompt (or pass it with -p, or on standard input)')
     .option('-p, --print [prompt]', 'print the response and exit (non-interactive; always on)')
     .addOption(
-      new Option('--output-format <format>', 'output format').choices(OUTPUT_FORMATS).default('text'),
+      new Option('--output-format <format>', 'output format')
+        .choices(OUTPUT_FORMATS)
+        .default('text'),
     )
     .option('--verbose', 'full turn-by-turn output (required for stream-json)', false)
     .addOption(
-      new Option('--permission-mode <mode>', 'permission mode').choices(PERMISSION_MODES).default('default'),
+      new Option('--permission-mode <mode>', 'permission mode')
+        .choices(PERMISSION_MODES)
+        .default('default'),
     )
     .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions', false)
-    .option('--allowedTools, --allowed-tools <rules...>', 'rules to allow, comma- or space-separated')
-    .option('--disallowedTools, --disallowed-tools <rules...>', 'rules to deny, comma- or space-separated')
+    .option(
+      '--allowedTools, --allowed-tools <rules...>',
+      'rules to allow, comma- or space-separated',
+    )
+    .option(
+      '--disallowedTools, --disallowed-tools <rules...>',
+      'rules to deny, comma- or space-separated',
+    )
     .option('--max-turns <n>', 'stop after this many model turns')
     .option('--model <model>', 'model id or alias (sonnet, opus, haiku)')
     .option('--append-system-prompt <text>', 'text appended to the system prompt')
@@ -74,7 +84,8 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     program.parse([...argv], { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.version' || error.code === 'commander.helpDisplayed') return 'exit';
+      if (error.code === 'commander.version' || error.code === 'commander.helpDisplayed')
+        return 'exit';
       throw new UsageError(error.message.replace(/^error: /, ''));
     }
     throw error;
@@ -92,7 +103,9 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
   if (raw.maxTurns !== undefined) {
     maxTurns = Number(raw.maxTurns);
     if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-      throw new UsageError(`--max-turns must be a positive integer, got ${JSON.stringify(raw.maxTurns)}`);
+      throw new UsageError(
+        `--max-turns must be a positive integer, got ${JSON.stringify(raw.maxTurns)}`,
+      );
     }
   }
   return Object.freeze({

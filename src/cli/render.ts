@@ -97,13 +97,24 @@ export class OutputRenderer {
             behavior: event.decision.behavior,
             ask_resolved: event.decision.askResolved,
             decision_source: event.decision.source,
-            rules: event.decision.matchedRules.map((rule) => ({ rule: rule.text, source: rule.source })),
+            rules: event.decision.matchedRules.map((rule) => ({
+              rule: rule.text,
+              source: rule.source,
+            })),
             reason: event.decision.reason,
             ...base(),
           },
         ];
       case 'hook-run':
-        return [{ type: 'system', subtype: 'hook_response', tool_use_id: event.toolUseId, ...event.run, ...base() }];
+        return [
+          {
+            type: 'system',
+            subtype: 'hook_response',
+            tool_use_id: event.toolUseId,
+            ...event.run,
+            ...base(),
+          },
+        ];
       case 'result':
         return [resultLine(event.result, this.sessionId)];
       case 'tool-call-start':
@@ -135,6 +146,7 @@ export function resultLine(result: RunResult, sessionId: string): Line {
 
 function textResult(result: RunResult): string {
   if (result.subtype === 'success') return result.result;
-  if (result.subtype === 'error_max_turns') return `Error: ${result.errors[0] ?? 'Reached max turns'}`;
+  if (result.subtype === 'error_max_turns')
+    return `Error: ${result.errors[0] ?? 'Reached max turns'}`;
   return `Error: ${result.errors.join('; ') || 'execution failed'}`;
 }

@@ -34,18 +34,26 @@ function firstLine(result: ToolResultBlock): string {
   return `${lines[0] ?? ''}${lines.length > 1 ? ` … (${lines.length} lines)` : ''}`;
 }
 
-export async function runDemo(write: (text: string) => void = (text) => process.stdout.write(text)) {
+export async function runDemo(
+  write: (text: string) => void = (text) => process.stdout.write(text),
+) {
   const root = checkout();
   const server = await startReplayServer({ turns: recordedSession(root) });
-  write(`ci-agent demo — sample repository at ${root}\nprompt: ${SAMPLE_PROMPT}\npolicy: edits inside the workspace, allow ${SAMPLE_ALLOW.join(', ')}\n\n`);
+  write(
+    `ci-agent demo — sample repository at ${root}\nprompt: ${SAMPLE_PROMPT}\npolicy: edits inside the workspace, allow ${SAMPLE_ALLOW.join(', ')}\n\n`,
+  );
   const onEvent = (event: AgentEvent) => {
     if (event.type === 'assistant-message') {
-      for (const block of event.message.content) if (block.type === 'text') write(`model: ${block.text}\n`);
+      for (const block of event.message.content)
+        if (block.type === 'text') write(`model: ${block.text}\n`);
     }
     if (event.type === 'permission-decision') {
-      write(`  ${event.toolName} ${JSON.stringify(event.input)}\n    → ${event.decision.behavior} (${event.decision.reason})\n`);
+      write(
+        `  ${event.toolName} ${JSON.stringify(event.input)}\n    → ${event.decision.behavior} (${event.decision.reason})\n`,
+      );
     }
-    if (event.type === 'tool-result') write(`    ${event.result.is_error ? '✗' : '✓'} ${firstLine(event.result)}\n`);
+    if (event.type === 'tool-result')
+      write(`    ${event.result.is_error ? '✗' : '✓'} ${firstLine(event.result)}\n`);
   };
   try {
     const result = await runSession({

@@ -42,15 +42,36 @@ export function recordedSession(root: string): ReplayScriptEntry[] {
   return [
     [
       { type: 'text', text: 'Let me run the test suite first to see what fails.' },
-      { type: 'tool_use', id: 'toolu_demo_01', name: 'Bash', input: { command: 'npm test', description: 'Run the tests' } },
+      {
+        type: 'tool_use',
+        id: 'toolu_demo_01',
+        name: 'Bash',
+        input: { command: 'npm test', description: 'Run the tests' },
+      },
     ],
     [
-      { type: 'text', text: 'Both tests of `mean` fail. I will read the implementation and the tests together.' },
-      { type: 'tool_use', id: 'toolu_demo_02', name: 'Read', input: { file_path: `${root}/src/stats.js` } },
-      { type: 'tool_use', id: 'toolu_demo_03', name: 'Read', input: { file_path: `${root}/test/stats.test.js` } },
+      {
+        type: 'text',
+        text: 'Both tests of `mean` fail. I will read the implementation and the tests together.',
+      },
+      {
+        type: 'tool_use',
+        id: 'toolu_demo_02',
+        name: 'Read',
+        input: { file_path: `${root}/src/stats.js` },
+      },
+      {
+        type: 'tool_use',
+        id: 'toolu_demo_03',
+        name: 'Read',
+        input: { file_path: `${root}/test/stats.test.js` },
+      },
     ],
     [
-      { type: 'text', text: 'The loop starts at index 1, so the first value is never added. Fixing the start index.' },
+      {
+        type: 'text',
+        text: 'The loop starts at index 1, so the first value is never added. Fixing the start index.',
+      },
       {
         type: 'tool_use',
         id: 'toolu_demo_04',
@@ -64,7 +85,12 @@ export function recordedSession(root: string): ReplayScriptEntry[] {
     ],
     [
       { type: 'text', text: 'Running the tests again.' },
-      { type: 'tool_use', id: 'toolu_demo_05', name: 'Bash', input: { command: 'npm test', description: 'Run the tests' } },
+      {
+        type: 'tool_use',
+        id: 'toolu_demo_05',
+        name: 'Bash',
+        input: { command: 'npm test', description: 'Run the tests' },
+      },
     ],
     [
       {

@@ -13,7 +13,7 @@ export type Release = () => void;
 interface Waiter {
   exclusive: boolean;
   grant: (release: Release) => void;
-  reject: (reason: unknown) => void;
+  reject: (reason: Error) => void;
   cancelled: boolean;
 }
 
@@ -30,7 +30,7 @@ export class ConcurrencyGate {
 
   /** Resolves with a release function once the call may run; rejects if the signal aborts first. */
   acquire(exclusive: boolean, signal?: AbortSignal): Promise<Release> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = { exclusive, grant: resolve, reject, cancelled: false };
       this.queue.push(waiter);
@@ -41,7 +41,7 @@ export class ConcurrencyGate {
           if (index === -1) return; // already granted: the holder releases normally
           this.queue.splice(index, 1);
           waiter.cancelled = true;
-          reject(signal.reason ?? new Error('aborted'));
+          reject(abortError(signal));
           this.pump();
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -92,4 +92,11 @@ export class ConcurrencyGate {
       this.pump();
     };
   }
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error
+    ? reason
+    : new Error(typeof reason === 'string' ? reason : 'aborted');
 }

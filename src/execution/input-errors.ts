@@ -3,7 +3,11 @@
  */
 import type { z } from 'zod';
 
-export function formatInputValidationError(toolName: string, error: z.ZodError, input: unknown): string {
+export function formatInputValidationError(
+  toolName: string,
+  error: z.ZodError,
+  input: unknown,
+): string {
   const issues = error.issues.flatMap((issue) => describeIssue(issue, input).split('\n'));
   const heading =
     issues.length === 1

@@ -71,7 +71,9 @@ export async function executeSingleToolUse(
 ): Promise<ToolCallOutcome> {
   const started = performance.now();
   const finish = (
-    partial: Omit<ToolCallOutcome, 'toolUseId' | 'toolName' | 'durationMs' | 'input'> & { input?: unknown },
+    partial: Omit<ToolCallOutcome, 'toolUseId' | 'toolName' | 'durationMs' | 'input'> & {
+      input?: unknown;
+    },
   ): ToolCallOutcome => {
     const outcome: ToolCallOutcome = {
       toolUseId: block.id,
@@ -96,7 +98,8 @@ export async function executeSingleToolUse(
 
   // 1. find
   const tool = deps.registry.find(block.name);
-  if (!tool) return fail('unknown-tool', toolUseError(`Error: No such tool available: ${block.name}`));
+  if (!tool)
+    return fail('unknown-tool', toolUseError(`Error: No such tool available: ${block.name}`));
 
   // 2. aborted before it started
   if (signal.aborted) return fail('aborted', cancelledText(signal));
@@ -104,7 +107,10 @@ export async function executeSingleToolUse(
   // 3. schema
   const parsed = tool.inputSchema.safeParse(block.input);
   if (!parsed.success) {
-    return fail('schema', toolUseError(formatInputValidationError(tool.name, parsed.error, block.input)));
+    return fail(
+      'schema',
+      toolUseError(formatInputValidationError(tool.name, parsed.error, block.input)),
+    );
   }
   let input: unknown = parsed.data;
   const context = deps.makeContext(block.id, signal);
@@ -142,7 +148,13 @@ export async function executeSingleToolUse(
 
     // 6. permission
     const decision = decidePermission(tool, input, context, pre.decision, deps);
-    deps.events({ type: 'permission-decision', toolUseId: block.id, toolName: tool.name, input, decision });
+    deps.events({
+      type: 'permission-decision',
+      toolUseId: block.id,
+      toolName: tool.name,
+      input,
+      decision,
+    });
     if (decision.behavior === 'deny') {
       const denial: PermissionDenial = {
         tool_name: tool.name,
@@ -164,7 +176,13 @@ export async function executeSingleToolUse(
     // 7. call
     const run = await runCall(tool, input, context, deps, signal);
     if (!run.ok) {
-      return finish({ stage: 'call', input, decision, stopRun: pre.stop, result: errorResult(block.id, run.message) });
+      return finish({
+        stage: 'call',
+        input,
+        decision,
+        stopRun: pre.stop,
+        result: errorResult(block.id, run.message),
+      });
     }
 
     // 8. PostToolUse hooks
@@ -175,7 +193,8 @@ export async function executeSingleToolUse(
       toolResponse: run.data,
       signal,
     });
-    for (const hookRun of post.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+    for (const hookRun of post.runs)
+      deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
 
     // 9. the result block
     const mapped = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
@@ -294,7 +313,12 @@ export function errorResult(toolUseId: string, content: string): ToolResultBlock
 
 function cancelledText(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  const why = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'the run was interrupted';
+  const why =
+    reason instanceof Error
+      ? reason.message
+      : typeof reason === 'string'
+        ? reason
+        : 'the run was interrupted';
   return toolUseError(`Cancelled: ${why}. The call did not run to completion.`);
 }
 
@@ -302,7 +326,11 @@ export function denialText(toolName: string, decision: PermissionDecision): stri
   return `Permission to use ${toolName} was denied: ${decision.reason}. Do not retry the same call; try another way or explain what you needed.`;
 }
 
-function appendContext(result: ToolResultBlock, context: string[], blockReason?: string): ToolResultBlock {
+function appendContext(
+  result: ToolResultBlock,
+  context: string[],
+  blockReason?: string,
+): ToolResultBlock {
   const notes = [...context.map((text) => `<system-reminder>${text}</system-reminder>`)];
   if (blockReason) notes.push(`PostToolUse hook feedback: ${blockReason}`);
   if (notes.length === 0) return result;

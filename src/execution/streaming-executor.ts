@@ -115,10 +115,7 @@ export class StreamingToolExecutor {
 
   private skipped(block: ToolUseBlock): ToolCallOutcome {
     const why = this.abandonReason ?? 'the run was interrupted';
-    return syntheticOutcome(
-      block,
-      toolUseError(`Not run: ${why} before this call could start.`),
-    );
+    return syntheticOutcome(block, toolUseError(`Not run: ${why} before this call could start.`));
   }
 
   private siblingFailed(block: ToolUseBlock): ToolCallOutcome {

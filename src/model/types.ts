@@ -44,7 +44,8 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 
-export type AssistantContentBlock = TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
+export type AssistantContentBlock =
+  TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
 export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
 
 export interface UserMessage {

@@ -110,6 +110,7 @@ export function ruleMatches(
   const parts = target.commandParts;
   const specifier = rule.content;
   if (!parts) return kind !== 'allow';
-  if (kind === 'allow') return parts.length > 0 && parts.every((part) => bashSpecifierMatches(specifier, part));
+  if (kind === 'allow')
+    return parts.length > 0 && parts.every((part) => bashSpecifierMatches(specifier, part));
   return parts.some((part) => bashSpecifierMatches(specifier, part));
 }

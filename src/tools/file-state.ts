@@ -40,7 +40,12 @@ export class FileStateCache {
   /** Records content the system itself wrote: the model knows all of it. */
   recordWrite(path: string, content: string, mtimeMs: number) {
     const totalLines = countLines(content);
-    this.records.set(path, { content, mtimeMs, ranges: [[1, Math.max(totalLines, 1)]], totalLines });
+    this.records.set(path, {
+      content,
+      mtimeMs,
+      ranges: [[1, Math.max(totalLines, 1)]],
+      totalLines,
+    });
   }
 
   /** After a hook rewrote a file the model knew: take the new content as known. */

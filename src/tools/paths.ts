@@ -41,7 +41,9 @@ export function isInside(path: string, root: string): boolean {
 /** Whether the path, and its symlink-resolved target, are inside one of the roots. */
 export function isInsideWorkspace(absolutePath: string, roots: readonly string[]): boolean {
   const real = realPathOf(absolutePath);
-  return roots.some((root) => isInside(absolutePath, root)) && roots.some((root) => isInside(real, root));
+  return (
+    roots.some((root) => isInside(absolutePath, root)) && roots.some((root) => isInside(real, root))
+  );
 }
 
 /** Both the path as given and its resolved target, deduplicated, for permission checks. */

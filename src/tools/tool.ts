@@ -14,8 +14,7 @@ import type { FileStateCache } from './file-state.js';
 import type { JsonSchema, ToolResultBlock } from '../model/types.js';
 
 export type ValidationResult =
-  | { result: true }
-  | { result: false; message: string; errorCode: number };
+  { result: true } | { result: false; message: string; errorCode: number };
 
 /** What a call asks of the policy. Modes and rules decide on this, never on the raw input. */
 export interface PermissionRequest {

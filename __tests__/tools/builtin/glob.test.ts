@@ -68,7 +68,11 @@ describe('globTool', () => {
     const hidden = await writeAt('.hidden/a.txt', 1000);
     const run = await runTool(globTool, { pattern: '**/*' }, context);
     // .gitignore was written just now, so it is the newest.
-    expect((run.data as GlobOutput).filenames).toEqual([workspace.path('.gitignore'), ignored, hidden]);
+    expect((run.data as GlobOutput).filenames).toEqual([
+      workspace.path('.gitignore'),
+      ignored,
+      hidden,
+    ]);
     expect(run.text).not.toContain('.git/');
   });
 
@@ -107,7 +111,9 @@ describe('globTool', () => {
     const projectContext = makeContext(workspace, { projectDir: workspace.path('project') });
     const found = await workspace.write('sibling.txt', '');
     const input = { pattern: '../*.txt' };
-    expect(globTool.checkPermissions(input, projectContext)).toMatchObject({ ruleContent: workspace.root });
+    expect(globTool.checkPermissions(input, projectContext)).toMatchObject({
+      ruleContent: workspace.root,
+    });
     expect((await runTool(globTool, input, projectContext)).text).toBe(found);
   });
 

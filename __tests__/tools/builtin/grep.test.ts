@@ -1,4 +1,4 @@
-import { symlink } from 'node:fs/promises';
+import { chmod, symlink } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeContext, makeWorkspace, runTool } from '../../helpers/tool-harness.js';
 import type { Workspace } from '../../helpers/tool-harness.js';
@@ -59,14 +59,24 @@ describe('grepTool', () => {
     });
 
     it.skipIf(skip)('returns the structured result for content and counts', async () => {
-      const content = await run({ pattern: 'needle', output_mode: 'content', path: 'src' }, ripgrepPath);
+      const content = await run(
+        { pattern: 'needle', output_mode: 'content', path: 'src' },
+        ripgrepPath,
+      );
       expect(content.data).toMatchObject({ mode: 'content', numLines: 4, numFiles: 0 });
-      const count = await run({ pattern: 'needle', output_mode: 'count', path: 'src' }, ripgrepPath);
+      const count = await run(
+        { pattern: 'needle', output_mode: 'count', path: 'src' },
+        ripgrepPath,
+      );
       expect(count.data).toMatchObject({
         mode: 'count',
         numFiles: 3,
         numMatches: 4,
-        filenames: [corpus.path('src/app.ts'), corpus.path('src/nested/deep.py'), corpus.path('src/util.js')],
+        filenames: [
+          corpus.path('src/app.ts'),
+          corpus.path('src/nested/deep.py'),
+          corpus.path('src/util.js'),
+        ],
       });
     });
 
@@ -79,18 +89,21 @@ describe('grepTool', () => {
       });
       afterEach(() => big.cleanup());
 
-      it.skipIf(skip)('cuts the text at a line end and says how many lines were left out', async () => {
-        const result = await runTool(
-          grepTool,
-          { pattern: 'match', output_mode: 'content', head_limit: 0 },
-          makeContext(big, { ripgrepPath }),
-        );
-        const [shown, note] = result.text.split('\n\n');
-        expect(shown!.length).toBeLessThanOrEqual(20_000);
-        const shownLines = shown!.split('\n').length;
-        expect(note).toBe(`... [${300 - shownLines} lines truncated] ...`);
-        expect((result.data as GrepOutput).numLines).toBe(300);
-      });
+      it.skipIf(skip)(
+        'cuts the text at a line end and says how many lines were left out',
+        async () => {
+          const result = await runTool(
+            grepTool,
+            { pattern: 'match', output_mode: 'content', head_limit: 0 },
+            makeContext(big, { ripgrepPath }),
+          );
+          const [shown, note] = result.text.split('\n\n');
+          expect(shown!.length).toBeLessThanOrEqual(20_000);
+          const shownLines = shown!.split('\n').length;
+          expect(note).toBe(`... [${300 - shownLines} lines truncated] ...`);
+          expect((result.data as GrepOutput).numLines).toBe(300);
+        },
+      );
     });
   });
 
@@ -134,7 +147,9 @@ describe('grepTool', () => {
           // Error wording is each engine's own; that both refuse is what must agree.
           const bothErrors = withRipgrep.block.is_error === true && builtin.block.is_error === true;
           if (!bothErrors && withRipgrep.text !== builtin.text) {
-            differences.push(`${JSON.stringify(input)}\nrg:\n${withRipgrep.text}\nbuilt-in:\n${builtin.text}`);
+            differences.push(
+              `${JSON.stringify(input)}\nrg:\n${withRipgrep.text}\nbuilt-in:\n${builtin.text}`,
+            );
           }
         }
       }
@@ -159,16 +174,37 @@ describe('grepTool', () => {
     });
   });
 
+  describe('when ripgrep is too old for the flags the tool passes', () => {
+    it('falls back to the built-in search', async () => {
+      const bin = makeWorkspace();
+      try {
+        const fake = await bin.write(
+          'rg',
+          "#!/bin/sh\necho \"error: Found argument '--max-columns-preview' which wasn't expected, or isn't valid in this context\" >&2\nexit 2\n",
+        );
+        await chmod(fake, 0o755);
+        const result = await run({ pattern: 'helper', output_mode: 'content' }, fake);
+        expect(result.text).toBe(`${corpus.path('src/util.js')}:1:// needle helper`);
+      } finally {
+        bin.cleanup();
+      }
+    });
+  });
+
   describe('when the call is aborted', () => {
-    it.each([
-      ['ripgrep', rg],
-      ['built-in', null],
-    ])('stops the %s search and rejects', async (_name, ripgrepPath) => {
-      if (_name === 'ripgrep' && !ripgrepPath) return;
+    const abortedRun = (ripgrepPath: string | null) => {
       const controller = new AbortController();
       controller.abort(new Error('stop now'));
       const context = makeContext(corpus, { ripgrepPath, signal: controller.signal });
-      await expect(runTool(grepTool, { pattern: 'needle' }, context)).rejects.toThrow('stop now');
+      return runTool(grepTool, { pattern: 'needle' }, context);
+    };
+
+    it.skipIf(!rg)('stops ripgrep and rejects with the reason', async () => {
+      await expect(abortedRun(rg)).rejects.toThrow('stop now');
+    });
+
+    it('stops the built-in search and rejects with the reason', async () => {
+      await expect(abortedRun(null)).rejects.toThrow('stop now');
     });
   });
 
@@ -190,12 +226,17 @@ describe('grepTool', () => {
     });
 
     it('names both a symbolic link and its target', async () => {
+      const project = makeWorkspace();
       const outside = makeWorkspace();
       try {
-        await symlink(outside.root, corpus.path('link'));
-        const request = grepTool.checkPermissions({ pattern: 'x', path: 'link' }, makeContext(corpus));
-        expect(request.paths).toEqual([corpus.path('link'), outside.root]);
+        await symlink(outside.root, project.path('link'));
+        const request = grepTool.checkPermissions(
+          { pattern: 'x', path: 'link' },
+          makeContext(project),
+        );
+        expect(request.paths).toEqual([project.path('link'), outside.root]);
       } finally {
+        project.cleanup();
         outside.cleanup();
       }
     });

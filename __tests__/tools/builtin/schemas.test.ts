@@ -9,13 +9,16 @@ import { ToolRegistry } from '../../../src/tools/registry.js';
 describe('built-in tool schemas', () => {
   const specs = new ToolRegistry(builtinTools).toSpecs();
 
-  it.each(specs.map((spec) => [spec.name, spec] as const))('%s matches its snapshot', (_name, spec) => {
-    expect(spec).toMatchSnapshot();
-  });
+  it.each(specs.map((spec) => [spec.name, spec] as const))(
+    '%s matches its snapshot',
+    (_name, spec) => {
+      expect(spec).toMatchSnapshot();
+    },
+  );
 
   it('never shows a hidden parameter to the model', () => {
     for (const tool of builtinTools) {
-      const properties = Object.keys((tool.jsonSchema().properties ?? {}) as Record<string, unknown>);
+      const properties = Object.keys(tool.jsonSchema().properties ?? {});
       for (const hidden of tool.hiddenKeys) expect(properties).not.toContain(hidden);
       expect(tool.jsonSchema().additionalProperties).toBe(false);
     }
@@ -27,7 +30,10 @@ describe('built-in tool schemas', () => {
 
   it('describes every parameter', () => {
     for (const spec of specs) {
-      const properties = (spec.input_schema.properties ?? {}) as Record<string, { description?: string }>;
+      const properties = (spec.input_schema.properties ?? {}) as Record<
+        string,
+        { description?: string }
+      >;
       for (const [name, property] of Object.entries(properties)) {
         expect(property.description, `${spec.name}.${name}`).toBeTruthy();
       }

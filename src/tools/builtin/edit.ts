@@ -73,7 +73,6 @@ export const editTool = defineTool({
       : { result: false, message: planned.message, errorCode: 1 };
   },
 
-  // eslint-disable-next-line require-yield -- the contract is a generator; nothing to report midway
   async *call(input, context) {
     const request = toRequest(input, context);
     const planned = await planEdit(request, context);

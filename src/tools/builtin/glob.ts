@@ -23,7 +23,9 @@ const TRUNCATION_NOTE = '(Results are truncated. Consider using a more specific 
 const inputSchema = z.object({
   pattern: z
     .string()
-    .describe('Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/index.{js,ts}".'),
+    .describe(
+      'Glob pattern to match file paths against, e.g. "**/*.ts" or "src/**/index.{js,ts}".',
+    ),
   path: z
     .string()
     .optional()
@@ -71,7 +73,9 @@ export const globTool = defineTool<typeof inputSchema, GlobOutput>({
     } catch (error) {
       const code = errorCode(error);
       if (code === 'ENOENT' || code === 'ENOTDIR') return fail(`Directory does not exist: ${base}`);
-      return fail(`Cannot search ${base}: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(
+        `Cannot search ${base}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (resolveSearch(input, context).pattern.split('/').includes('..')) {
       return fail(

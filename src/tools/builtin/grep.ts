@@ -98,7 +98,7 @@ const description = `Searches file contents with a regular expression (ripgrep).
 - Use this tool for content searches rather than running grep or rg through Bash.
 - Patterns use ripgrep's regex syntax, e.g. "log.*Error" or "function\\s+\\w+". Literal braces and other regex characters must be escaped ("interface\\{\\}").
 - By default each line is searched on its own. Set multiline: true to let a pattern span lines.
-- output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines (with -A/-B/-C context and -n line numbers); "count" gives matches per file.
+- output_mode: "files_with_matches" (default) lists matching files, newest first; "content" shows matching lines (with -A/-B/-C context and -n line numbers); "count" gives the number of matching lines per file.
 - Narrow the search with glob (e.g. "*.tsx", "src/**/*.{ts,tsx}") or type (e.g. "py", "rust").
 - Files ignored by .gitignore, .ignore or .rgignore are skipped; hidden files are searched; binary files are skipped.
 - Results are limited to ${DEFAULT_HEAD_LIMIT} entries by default; use head_limit and offset to page, or head_limit: 0 for everything.
@@ -195,7 +195,13 @@ export function buildQuery(input: GrepInput, target: string, targetIsFile: boole
   };
 }
 
-/** ripgrep when there is one; the built-in search when not, or when it cannot be started. */
+// What ripgrep releases older than 12 say about a flag they lack (--max-columns-preview).
+const OLD_RIPGREP = /Found argument '[^']*' which wasn't expected|unexpected argument/;
+
+/**
+ * ripgrep when there is one; the built-in search when not, when it cannot be started, or when
+ * it is too old for the flags we pass.
+ */
 async function runSearch(
   query: SearchQuery,
   run: SearchRun,
@@ -203,11 +209,13 @@ async function runSearch(
 ): Promise<SearchOutcome> {
   const builtin = builtinSearchEngine(context.env);
   if (context.ripgrepPath === null) return builtin(query, run);
+  let outcome: SearchOutcome;
   try {
-    return await ripgrepEngine(context.ripgrepPath, context.env)(query, run);
+    outcome = await ripgrepEngine(context.ripgrepPath, context.env)(query, run);
   } catch (error) {
     const code = errorCode(error);
     if (code !== 'ENOENT' && code !== 'EACCES') throw error;
     return builtin(query, run);
   }
+  return !outcome.ok && OLD_RIPGREP.test(outcome.error) ? builtin(query, run) : outcome;
 }

@@ -9,4 +9,11 @@ import { grepTool } from './grep.js';
 import { readTool } from './read.js';
 import { writeTool } from './write.js';
 
-export const builtinTools: readonly Tool[] = [bashTool, editTool, globTool, grepTool, readTool, writeTool];
+export const builtinTools: readonly Tool[] = [
+  bashTool,
+  editTool,
+  globTool,
+  grepTool,
+  readTool,
+  writeTool,
+];

@@ -124,7 +124,6 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     return { result: true };
   },
 
-  // eslint-disable-next-line require-yield -- the contract is a generator; nothing to report midway
   async *call(input, context) {
     const path = expandPath(input.file_path, context.projectDir);
     if (imageTypeFromExtension(path)) {

@@ -65,7 +65,6 @@ export const writeTool = defineTool({
     return problem ? { result: false, message: problem, errorCode: 2 } : { result: true };
   },
 
-  // eslint-disable-next-line require-yield -- the contract is a generator; nothing to report midway
   async *call(input, context) {
     const path = expandPath(input.file_path, context.projectDir);
     const original = await loadExisting(path);

@@ -38,6 +38,7 @@ describe('isReadOnlyCommand', () => {
       'env',
       'printenv PATH',
       'true',
+      'sleep 0.2',
       'false',
       'test -f package.json',
       '[ -d src ]',

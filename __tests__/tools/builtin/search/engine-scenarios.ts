@@ -54,7 +54,12 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'applies the .gitignore of a parent directory when searching below it',
     directories: ['.git'],
-    files: { '.gitignore': 'sub/gen/\n*.tmp\n', 'sub/gen/a.txt': 'x\n', 'sub/b.tmp': 'x\n', 'sub/c.txt': 'x\n' },
+    files: {
+      '.gitignore': 'sub/gen/\n*.tmp\n',
+      'sub/gen/a.txt': 'x\n',
+      'sub/b.tmp': 'x\n',
+      'sub/c.txt': 'x\n',
+    },
     query: { target: 'sub' },
     expected: { files: ['sub/c.txt'] },
   },
@@ -202,7 +207,9 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'reads UTF-16 files that start with a byte order mark',
-    files: { 'a.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('one\nfoo two\n', 'utf16le')]) },
+    files: {
+      'a.txt': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('one\nfoo two\n', 'utf16le')]),
+    },
     query: { pattern: 'foo', mode: 'content' },
     expected: { lines: ['a.txt:2:foo two'] },
   },

@@ -10,7 +10,11 @@ import {
 const SUFFIX = ' [... omitted end of long line]';
 
 function matcher(pattern: string, options: { multiline?: boolean; ignoreCase?: boolean } = {}) {
-  return compileMatcher({ pattern, ignoreCase: options.ignoreCase ?? false, multiline: options.multiline ?? false });
+  return compileMatcher({
+    pattern,
+    ignoreCase: options.ignoreCase ?? false,
+    multiline: options.multiline ?? false,
+  });
 }
 
 const print = { path: 'f', lineNumbers: true, before: 0, after: 0 };
@@ -48,11 +52,15 @@ describe('searchText', () => {
 
   describe('in multiline mode', () => {
     it('counts the matches in groups whose lines touch', () => {
-      expect(countMatches(searchText('ab\nab\nab\n', matcher('b\\na|b', { multiline: true }), false))).toBe(3);
+      expect(
+        countMatches(searchText('ab\nab\nab\n', matcher('b\\na|b', { multiline: true }), false)),
+      ).toBe(3);
     });
 
     it('counts lines when the pattern cannot match a line break', () => {
-      expect(countMatches(searchText('foo foo\nx\nfoo\n', matcher('foo', { multiline: true }), false))).toBe(2);
+      expect(
+        countMatches(searchText('foo foo\nx\nfoo\n', matcher('foo', { multiline: true }), false)),
+      ).toBe(2);
     });
 
     it('ends a match that ends with a line break on that line', () => {
@@ -79,9 +87,16 @@ describe('printGroups', () => {
   });
 
   it('prints context lines with dashes and separates groups that are apart', () => {
-    const lines = printGroups(searchText(text, matcher('^t'), false), { ...print, before: 1, after: 1 });
+    const lines = printGroups(searchText(text, matcher('^t'), false), {
+      ...print,
+      before: 1,
+      after: 1,
+    });
     expect(lines).toEqual(['f-1-one', 'f:2:two', 'f:3:three', 'f-4-four']);
-    const apart = printGroups(searchText(text, matcher('one|seven'), false), { ...print, after: 1 });
+    const apart = printGroups(searchText(text, matcher('one|seven'), false), {
+      ...print,
+      after: 1,
+    });
     expect(apart).toEqual(['f:1:one', 'f-2-two', '--', 'f:7:seven']);
   });
 

@@ -26,7 +26,22 @@ describe('compileFileType', () => {
   });
 
   it('knows the common languages', () => {
-    for (const name of ['js', 'ts', 'py', 'rust', 'go', 'java', 'c', 'cpp', 'md', 'json', 'yaml', 'sh', 'html', 'css']) {
+    for (const name of [
+      'js',
+      'ts',
+      'py',
+      'rust',
+      'go',
+      'java',
+      'c',
+      'cpp',
+      'md',
+      'json',
+      'yaml',
+      'sh',
+      'html',
+      'css',
+    ]) {
       expect(KNOWN_FILE_TYPES).toContain(name);
     }
   });

@@ -20,7 +20,9 @@ describe('findRipgrep', () => {
   it('returns the first executable rg on the PATH', async () => {
     await executable('second/rg');
     const first = await executable('first/rg');
-    const path = [workspace.path('empty'), workspace.path('first'), workspace.path('second')].join(':');
+    const path = [workspace.path('empty'), workspace.path('first'), workspace.path('second')].join(
+      ':',
+    );
     expect(findRipgrep(path, 'linux')).toBe(first);
   });
 

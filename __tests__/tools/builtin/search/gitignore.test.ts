@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compileRules,
-  parseIgnoreFile,
-} from '../../../../src/tools/builtin/search/gitignore.js';
+import { compileRules, parseIgnoreFile } from '../../../../src/tools/builtin/search/gitignore.js';
 
 describe('parseIgnoreFile', () => {
   it('drops blank lines and comments, unescapes #, trims unescaped trailing spaces and CRs', () => {

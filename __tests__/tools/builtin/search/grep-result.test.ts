@@ -64,11 +64,15 @@ describe('countResult', () => {
 
 describe('renderGrepText', () => {
   it('renders an error as itself', () => {
-    expect(renderGrepText({ mode: 'content', numFiles: 0, filenames: [], error: 'bad' })).toBe('bad');
+    expect(renderGrepText({ mode: 'content', numFiles: 0, filenames: [], error: 'bad' })).toBe(
+      'bad',
+    );
   });
 
   it('uses the singular for one file and one occurrence', () => {
-    expect(renderGrepText(filesResult(['/a'], { offset: 0, limit: undefined }))).toBe('Found 1 file\n/a');
+    expect(renderGrepText(filesResult(['/a'], { offset: 0, limit: undefined }))).toBe(
+      'Found 1 file\n/a',
+    );
     const count = countResult([{ path: '/a', count: 1 }], { offset: 0, limit: undefined });
     expect(renderGrepText(count)).toBe('/a:1\n\nFound 1 total occurrence across 1 file.');
   });

@@ -42,7 +42,12 @@ describe('sortByModificationTime', () => {
     await utimes(newer, 3000, 3000);
     await utimes(tieA, 2000, 2000);
     await utimes(tieB, 2000, 2000);
-    expect(await sortByModificationTime([old, tieB, newer, tieA])).toEqual([newer, tieA, tieB, old]);
+    expect(await sortByModificationTime([old, tieB, newer, tieA])).toEqual([
+      newer,
+      tieA,
+      tieB,
+      old,
+    ]);
   });
 
   it('puts paths that no longer exist last', async () => {

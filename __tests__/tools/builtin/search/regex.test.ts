@@ -44,7 +44,9 @@ describe('translateRegex', () => {
 
   it('reads leading flags and lets them be switched off', () => {
     expect(translateRegex('(?i)abc', lineMode).ignoreCase).toBe(true);
-    expect(translateRegex('(?-i)abc', { ignoreCase: true, multiline: false }).ignoreCase).toBe(false);
+    expect(translateRegex('(?-i)abc', { ignoreCase: true, multiline: false }).ignoreCase).toBe(
+      false,
+    );
     expect(translateRegex('(?ms)a', lineMode).source).toBe('a');
   });
 

@@ -31,7 +31,12 @@ function query(overrides: Partial<SearchQuery> = {}): SearchQuery {
 }
 
 function runOptions(overrides: Partial<SearchRun> = {}): SearchRun {
-  return { signal: new AbortController().signal, timeoutMs: 10_000, onLine: () => true, ...overrides };
+  return {
+    signal: new AbortController().signal,
+    timeoutMs: 10_000,
+    onLine: () => true,
+    ...overrides,
+  };
 }
 
 describe('ripgrepArgs', () => {
@@ -111,7 +116,10 @@ describe('ripgrepEngine', () => {
   describe('when rg finds nothing', () => {
     it('reports an empty result', async () => {
       const binary = await fakeRipgrep('exit 1');
-      const outcome = await ripgrepEngine(binary, env)(query({ target: workspace.root }), runOptions());
+      const outcome = await ripgrepEngine(binary, env)(
+        query({ target: workspace.root }),
+        runOptions(),
+      );
       expect(outcome).toEqual({ ok: true, paths: [], counts: [] });
     });
   });
@@ -121,7 +129,10 @@ describe('ripgrepEngine', () => {
       const binary = await fakeRipgrep(
         "printf '/repo/a.txt\\000'; echo 'rg: ./locked: Permission denied (os error 13)' >&2; exit 2",
       );
-      const outcome = await ripgrepEngine(binary, env)(query({ target: workspace.root }), runOptions());
+      const outcome = await ripgrepEngine(binary, env)(
+        query({ target: workspace.root }),
+        runOptions(),
+      );
       expect(outcome).toEqual({
         ok: true,
         paths: ['/repo/a.txt'],
@@ -134,13 +145,19 @@ describe('ripgrepEngine', () => {
   describe('when rg fails without output', () => {
     it('reports its error message', async () => {
       const binary = await fakeRipgrep("echo 'regex parse error: boom' >&2; exit 2");
-      const outcome = await ripgrepEngine(binary, env)(query({ target: workspace.root }), runOptions());
+      const outcome = await ripgrepEngine(binary, env)(
+        query({ target: workspace.root }),
+        runOptions(),
+      );
       expect(outcome).toEqual({ ok: false, error: 'regex parse error: boom' });
     });
 
     it('names the exit code when rg says nothing', async () => {
       const binary = await fakeRipgrep('exit 3');
-      const outcome = await ripgrepEngine(binary, env)(query({ target: workspace.root }), runOptions());
+      const outcome = await ripgrepEngine(binary, env)(
+        query({ target: workspace.root }),
+        runOptions(),
+      );
       expect(outcome).toEqual({ ok: false, error: 'ripgrep exited with code 3' });
     });
   });

@@ -89,6 +89,7 @@ const COMMANDS = new Map<string, ArgumentCheck>([
     'printenv',
     'true',
     'false',
+    'sleep',
     'cut',
     'tr',
     'nl',

@@ -97,8 +97,7 @@ export function printGroups(search: FileSearch, options: PrintOptions): string[]
     const next = lineStarts[index + 1];
     const end = next === undefined ? lineEnd(text) : next - 1;
     const terminated = next !== undefined || text.endsWith('\n');
-    let line = text.slice(start, end);
-    line = previewLongLine(line, terminated);
+    const line = previewLongLine(text.slice(start, end), terminated);
     const number = options.lineNumbers ? `${index + 1}${separator}` : '';
     const path = options.path === undefined ? '' : `${options.path}${separator}`;
     out.push(`${path}${number}${line}`);
@@ -197,7 +196,11 @@ function multilineGroups(
     const lineStart = start === 0 ? 0 : text.lastIndexOf('\n', start - 1) + 1;
     const nextBreak = text.indexOf('\n', end);
     const lineStop =
-      end > lineStart && text[end - 1] === '\n' ? end : nextBreak === -1 ? text.length : nextBreak + 1;
+      end > lineStart && text[end - 1] === '\n'
+        ? end
+        : nextBreak === -1
+          ? text.length
+          : nextBreak + 1;
     const last = spans[spans.length - 1];
     if (last && last.end > lineStart) last.end = lineStop;
     else spans.push({ start: lineStart, end: lineStop });

@@ -45,7 +45,9 @@ export async function loadLayer(
   );
   const gitKind = present('.git') ? await entryKind(join(directory, '.git')) : undefined;
   const gitExclude =
-    gitKind === 'directory' ? await readRules(join(directory, '.git', 'info', 'exclude')) : undefined;
+    gitKind === 'directory'
+      ? await readRules(join(directory, '.git', 'info', 'exclude'))
+      : undefined;
   const hasGit = gitKind !== undefined;
   const hasRules = [rgignore, ignore, gitignore, gitExclude].some((rules) => rules !== undefined);
   return {
@@ -79,13 +81,18 @@ export async function loadLayerChain(
   let layer: IgnoreLayer | undefined;
   for (const current of directories) {
     const loaded = await loadLayer(current, layer);
-    layer = layer === undefined && globalExclude ? { ...loaded, globalExclude, empty: false } : loaded;
+    layer =
+      layer === undefined && globalExclude ? { ...loaded, globalExclude, empty: false } : loaded;
   }
   return layer!;
 }
 
 /** What the ignore files say about `absolutePath`, an entry of `layer.directory` or below. */
-export function ignoreMatch(layer: IgnoreLayer, absolutePath: string, isDirectory: boolean): RuleMatch {
+export function ignoreMatch(
+  layer: IgnoreLayer,
+  absolutePath: string,
+  isDirectory: boolean,
+): RuleMatch {
   if (layer.empty) return 'none';
   const git = layer.inRepository;
   let rg: RuleMatch = 'none';

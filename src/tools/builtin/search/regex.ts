@@ -266,7 +266,9 @@ class Translator {
       }
       const pair = this.pattern.slice(this.index, this.index + 2);
       if (pair === '&&' || pair === '~~' || pair === '--') {
-        throw new RegexTranslationError(`character class set operations (${pair}) are not supported`);
+        throw new RegexTranslationError(
+          `character class set operations (${pair}) are not supported`,
+        );
       }
       this.index++;
       out += char === '\\' ? this.escape(true) : char;

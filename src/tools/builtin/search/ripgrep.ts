@@ -42,10 +42,7 @@ export function ripgrepCwd(query: SearchQuery): string {
   return query.targetIsFile ? dirname(query.target) : query.target;
 }
 
-export function ripgrepEngine(
-  binary: string,
-  env: Readonly<Record<string, string>>,
-): SearchEngine {
+export function ripgrepEngine(binary: string, env: Readonly<Record<string, string>>): SearchEngine {
   return (query, run) =>
     new Promise<SearchOutcome>((resolve, reject) => {
       const child = spawn(binary, ripgrepArgs(query), {
@@ -111,7 +108,11 @@ export function ripgrepEngine(
         const stderr = stderrText.trim().slice(0, MAX_STDERR_CHARS);
         const found = parseOutput(query, stdoutText);
         if (stopped || code === 0 || code === 1) {
-          resolve({ ok: true, ...found, ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }) });
+          resolve({
+            ok: true,
+            ...found,
+            ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }),
+          });
         } else if (timedOut) {
           resolve({ ok: true, ...found, warning: timeoutWarning(run.timeoutMs) });
         } else if (code === 2 && sawOutput) {

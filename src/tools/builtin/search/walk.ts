@@ -64,9 +64,7 @@ async function walkDirectory(
     const path = join(directory, entry.name);
     const relative = relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
     if (!accepts(options, layer, path, relative, entry.name, isDirectory)) continue;
-    parts.push(
-      isDirectory ? walkDirectory(options, path, relative, layer, state) : path,
-    );
+    parts.push(isDirectory ? walkDirectory(options, path, relative, layer, state) : path);
   }
   const files: string[] = [];
   for (const part of parts) {

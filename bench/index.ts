@@ -1,0 +1,21 @@
+/**
+ * `npm run bench`: every benchmark, one after the other. Results and the commands that produced
+ * them are written down in docs/BENCHMARKS.md. Run one alone with `npx tsx bench/<name>.ts`.
+ */
+import { runCliSessionBench } from './cli-session.js';
+import { runDispatchBench } from './dispatch.js';
+import { runGrepBench } from './grep.js';
+import { runStreamingBench } from './streaming.js';
+
+const only = process.argv.slice(2);
+const benches: Array<[string, () => Promise<unknown>]> = [
+  ['dispatch', runDispatchBench],
+  ['streaming', runStreamingBench],
+  ['cli-session', runCliSessionBench],
+  ['grep', runGrepBench],
+];
+for (const [name, run] of benches) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  console.log(`\n=== ${name}`);
+  await run();
+}
