@@ -2,7 +2,7 @@
  * The built CLI end to end: real process, real git repository, real SDK against the replay
  * server. Asserts what the model was sent back, the files on disk and the stream-json output.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
@@ -212,6 +212,80 @@ describe('ci-agent -p (built CLI)', () => {
     expect(run.server.requests).toHaveLength(2);
   });
 
+  it('gives the model the environment, the memory files and the appended system prompt', async () => {
+    const run = await cli(['-p', 'hi', '--append-system-prompt', 'Answer in French.'], {
+      files: { 'CLAUDE.md': 'Use four spaces.\n', 'AGENTS.md': 'Never touch vendor/.\n' },
+      turns: [[{ type: 'text', text: 'Bonjour.' }]],
+    });
+    expect(run.code).toBe(0);
+    const body = run.server.requests[0]?.body as {
+      system: unknown;
+      tools: Array<{ name: string }>;
+    };
+    const system = JSON.stringify(body.system);
+    expect(system).toContain(`Working directory: ${run.workspace.root}`);
+    expect(system).toContain('Current branch: main');
+    expect(system).toContain('Use four spaces.');
+    expect(system).toContain('Never touch vendor/.');
+    expect(system).toContain('Answer in French.');
+    expect(body.tools.map((tool) => tool.name)).toEqual([
+      'Bash',
+      'Edit',
+      'Glob',
+      'Grep',
+      'Read',
+      'Write',
+    ]);
+  });
+
+  it('removes a tool named bare in --disallowedTools from what the model is offered', async () => {
+    const run = await cli(['-p', 'hi', '--disallowedTools', 'Bash,Write'], {
+      turns: [[{ type: 'text', text: 'ok' }]],
+    });
+    const body = run.server.requests[0]?.body as { tools: Array<{ name: string }> };
+    expect(body.tools.map((tool) => tool.name)).toEqual(['Edit', 'Glob', 'Grep', 'Read']);
+  });
+
+  it('prints every message as a JSON array with --output-format json --verbose', async () => {
+    const run = await cli(['-p', 'hi', '--output-format', 'json', '--verbose'], {
+      turns: [[{ type: 'text', text: 'Hello.' }]],
+    });
+    const messages = JSON.parse(run.stdout) as Array<{ type: string }>;
+    expect(messages.map((message) => message.type)).toEqual(['system', 'assistant', 'result']);
+  });
+
+  it('stops on SIGTERM: kills the running command, still writes the result, exits 143', async () => {
+    let pidFile = '';
+    const run = await cli(['-p', 'wait', ...STREAM, '--dangerously-skip-permissions'], {
+      turns: (root) => {
+        pidFile = `${root}/sleep.pid`;
+        return [
+          [
+            {
+              type: 'tool_use',
+              id: 'toolu_01',
+              name: 'Bash',
+              input: { command: `sleep 30 & echo $! > ${pidFile}; wait` },
+            },
+          ],
+        ];
+      },
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (existsSync(pidFile)) {
+            clearInterval(poll);
+            child.kill('SIGTERM');
+          }
+        }, 20);
+      },
+    });
+    expect(run.code).toBe(143);
+    const result = run.lines[run.lines.length - 1] as { type: string; subtype: string };
+    expect(result).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(processAlive(pid)).toBe(false);
+  });
+
   describe('when the setup is wrong', () => {
     it('says the API key is missing in one line', async () => {
       const run = await cli(['-p', 'x'], { env: { ANTHROPIC_API_KEY: undefined } });
@@ -240,3 +314,17 @@ describe('ci-agent -p (built CLI)', () => {
     });
   });
 });
+
+/** Alive and not a zombie (PID 1 here does not reap orphans). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

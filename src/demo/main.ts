@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { AgentEvent } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
+import { runSystemCommand } from '../agent/system-command.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { startReplayServer } from '../model/replay-server.js';
 import type { ToolResultBlock } from '../model/types.js';
@@ -69,10 +70,17 @@ export async function runDemo(
     });
     const diff = execFileSync('git', ['diff'], { cwd: root, encoding: 'utf8' });
     write(`\nfinal diff:\n${diff}\n`);
+    // Never a green check for nothing: the system runs the tests itself after the agent is done.
+    const verification = await runSystemCommand('npm test', {
+      cwd: root,
+      env: process.env,
+      timeoutMs: 15 * 60_000,
+    });
+    write(`verification: npm test exited ${verification.exitCode ?? 'without a status'}\n`);
     write(
       `result: ${result.subtype} after ${result.numTurns} turns, ${result.usage.input_tokens + result.usage.output_tokens} tokens, $${result.totalCostUsd.toFixed(4)} (recorded usage), ${result.permissionDenials.length} denials\n${result.result}\n`,
     );
-    return { result, root };
+    return { result, root, verified: verification.exitCode === 0 };
   } finally {
     await server.close();
   }
