@@ -38,7 +38,7 @@ interface Verdict {
 }
 
 export function decide(request: DecisionRequest, policy: PermissionPolicy): PermissionDecision {
-  return resolveAsk(evaluate(request, policy), policy);
+  return resolveAsk(evaluate(request, policy), request, policy);
 }
 
 function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
@@ -180,16 +180,25 @@ function evaluateMode(
   }
 }
 
-function resolveAsk(verdict: Verdict, policy: PermissionPolicy): PermissionDecision {
+function resolveAsk(
+  verdict: Verdict,
+  request: DecisionRequest,
+  policy: PermissionPolicy,
+): PermissionDecision {
   if (verdict.behavior !== 'ask') {
     return { ...verdict, behavior: verdict.behavior, askResolved: false };
   }
+  const byTool = policy.askDefaultByTool ?? {};
+  const toolName = [request.toolName, ...request.aliases].find((name) => Object.hasOwn(byTool, name));
+  const resolution = toolName === undefined ? policy.askDefault : (byTool[toolName] ?? policy.askDefault);
   // dontAsk refuses whatever would ask, whatever the policy default.
-  const behavior = policy.mode === 'dontAsk' ? 'deny' : policy.askDefault;
+  const behavior = policy.mode === 'dontAsk' ? 'deny' : resolution;
   const how =
     policy.mode === 'dontAsk'
       ? 'dontAsk mode refuses it'
-      : `the policy resolves asks to ${policy.askDefault}`;
+      : toolName === undefined
+        ? `the policy resolves asks to ${resolution}`
+        : `the policy resolves asks for ${toolName} to ${resolution}`;
   return {
     behavior,
     askResolved: true,

@@ -22,6 +22,12 @@ export interface PermissionRule {
   content?: string;
   /** Where the rule came from: a file path, `--allowedTools`, `--disallowedTools`, … */
   source: string;
+  /**
+   * The directory a `/path` specifier is relative to (CC-COMPAT §2.4): the project root for
+   * `.claude/settings.json`, the file's directory for `--settings FILE`, `~/.claude` for user
+   * settings, the original cwd for flags. Absent: the project directory.
+   */
+  anchorDir?: string;
 }
 
 export interface PermissionPolicy {
@@ -31,6 +37,8 @@ export interface PermissionPolicy {
   ask: readonly PermissionRule[];
   /** What an unanswerable ask becomes (DECISIONS #9): deny unless the policy says allow. */
   askDefault: 'allow' | 'deny';
+  /** Per tool (by name or alias), overriding askDefault: e.g. Edit → allow, Bash → deny. */
+  askDefaultByTool?: Readonly<Record<string, 'allow' | 'deny'>>;
   /** Directories file changes may touch: the project plus additional directories. */
   workspaceRoots: readonly string[];
 }
