@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { buildChildEnv, isSecretEnvName } from '../../src/util/child-env.js';
+
+describe('buildChildEnv', () => {
+  const parent = {
+    PATH: '/bin',
+    HOME: '/home/u',
+    ANTHROPIC_API_KEY: 'sk-ant',
+    GITHUB_TOKEN: 'ghp',
+    GH_TOKEN: 'gho',
+    ACTIONS_RUNTIME_TOKEN: 'rt',
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'https://x',
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'idt',
+    'INPUT_ANTHROPIC-API-KEY': 'sk-ant',
+    'INPUT_GITHUB-TOKEN': 'ghp',
+    NPM_TOKEN: 'npm',
+    UNSET: undefined,
+  };
+
+  it('removes the model key, GitHub tokens and OIDC request variables, keeps the rest', () => {
+    expect(buildChildEnv(parent)).toEqual({ PATH: '/bin', HOME: '/home/u', NPM_TOKEN: 'npm' });
+  });
+
+  it('passes a secret through only when the policy names it', () => {
+    expect(buildChildEnv(parent, ['github_token'])).toMatchObject({ GITHUB_TOKEN: 'ghp' });
+    expect(buildChildEnv(parent, ['github_token']).ANTHROPIC_API_KEY).toBeUndefined();
+  });
+
+  it.each(['anthropic_api_key', 'ACTIONS_ID_TOKEN_REQUEST_SOMETHING_NEW'])(
+    'knows %s is a secret',
+    (name) => {
+      expect(isSecretEnvName(name)).toBe(true);
+    },
+  );
+});
