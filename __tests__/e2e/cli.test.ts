@@ -303,6 +303,21 @@ describe('ci-agent -p (built CLI)', () => {
       );
     });
 
+    it('names a bad rule and its flag in one line', async () => {
+      const run = await cli(['-p', 'x', '--allowedTools', 'Bash(']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /^Error: --allowedTools: invalid permission rule "Bash\(": expected/,
+      );
+      expect(run.server.requests).toHaveLength(0);
+    });
+
+    it('names an --add-dir that does not exist', async () => {
+      const run = await cli(['-p', 'x', '--add-dir', 'nowhere']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/^Error: additional directory "nowhere" is not a directory/);
+    });
+
     it('reports a rejected key as an error result', async () => {
       const run = await cli(['-p', 'x', '--output-format', 'json'], {
         env: { ANTHROPIC_API_KEY: 'sk-wrong' },

@@ -3,7 +3,7 @@
  * the action both come through here, so they behave the same.
  */
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PipelineDeps } from '../execution/pipeline.js';
 import type { HookRunner } from '../hooks/types.js';
@@ -49,7 +49,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const projectDir = realpathSync(resolve(options.cwd));
   const workspaceRoots = [
     projectDir,
-    ...(options.additionalDirectories ?? []).map((dir) => realpathSync(resolve(projectDir, dir))),
+    ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
   ];
   const toRules = (entries: ReadonlyArray<{ rule: string; source: string }>): PermissionRule[] =>
     entries.map((entry) => parseRule(entry.rule, entry.source));
@@ -121,4 +121,22 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     sessionId: options.sessionId ?? randomUUID(),
     events: options.events,
   });
+}
+
+/** An additional directory, resolved through symlinks; a clear error when it is not there. */
+function resolveDirectory(projectDir: string, dir: string): string {
+  const absolute = resolve(projectDir, dir);
+  try {
+    if (statSync(absolute).isDirectory()) return realpathSync(absolute);
+  } catch {
+    // fall through to the error below
+  }
+  throw new SessionSetupError(
+    `additional directory ${JSON.stringify(dir)} is not a directory (${absolute})`,
+  );
+}
+
+/** A run that cannot start because of how it was set up; the CLI prints it as one line. */
+export class SessionSetupError extends Error {
+  override readonly name = 'SessionSetupError';
 }

@@ -8,7 +8,6 @@ import { runSession } from '../agent/session.js';
 import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
 import type { ModelClient } from '../model/model-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
-import { RuleSyntaxError } from '../permissions/rules.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
@@ -76,10 +75,7 @@ export async function main(io: CliIo): Promise<number> {
     });
     return result.isError ? 1 : 0;
   } catch (error) {
-    if (error instanceof RuleSyntaxError) {
-      io.stderr(`Error: ${error.message}\n`);
-      return 1;
-    }
+    // Setup failures (a bad rule, a missing --add-dir) and anything unexpected: one line.
     io.stderr(`Error: ${errorMessage(error)}\n`);
     return 1;
   }
