@@ -155,12 +155,20 @@ describe('decide', () => {
     });
 
     it('resolves an ask per tool when the policy names the tool, by name or alias', () => {
-      const perTool = policy({ askDefault: 'deny', askDefaultByTool: { Edit: 'allow', Task: 'allow' } });
+      const perTool = policy({
+        askDefault: 'deny',
+        askDefaultByTool: { Edit: 'allow', Task: 'allow' },
+      });
       const editDecision = decide(edit, perTool);
       expect(editDecision).toMatchObject({ behavior: 'allow', askResolved: true });
       expect(editDecision.reason).toContain('the policy resolves asks for Edit to allow');
       expect(decide(bashWrite, perTool).behavior).toBe('deny');
-      const agent: DecisionRequest = { ...bashWrite, toolName: 'Agent', aliases: ['Task'], request: { access: 'other' } };
+      const agent: DecisionRequest = {
+        ...bashWrite,
+        toolName: 'Agent',
+        aliases: ['Task'],
+        request: { access: 'other' },
+      };
       expect(decide(agent, perTool).behavior).toBe('allow');
       expect(decide(edit, { ...perTool, mode: 'dontAsk' }).behavior).toBe('deny');
     });

@@ -41,6 +41,29 @@ export function decide(request: DecisionRequest, policy: PermissionPolicy): Perm
   return resolveAsk(evaluate(request, policy), request, policy);
 }
 
+/**
+ * Only step 2: the deny rules. The pipeline asks this before validateInput, which looks at the
+ * disk, so that a denied path never reveals whether it exists.
+ */
+export function decideByDenyRules(
+  request: DecisionRequest,
+  policy: PermissionPolicy,
+): PermissionDecision | undefined {
+  const verdict = denyRuleVerdict(request, policy);
+  return verdict ? { ...verdict, behavior: 'deny', askResolved: false } : undefined;
+}
+
+function denyRuleVerdict(request: DecisionRequest, policy: PermissionPolicy): Verdict | undefined {
+  const denied = policy.deny.filter((rule) => ruleMatches(rule, request, 'deny'));
+  if (denied.length === 0) return undefined;
+  return {
+    behavior: 'deny',
+    source: 'deny-rule',
+    matchedRules: denied,
+    reason: `denied by rule ${describeRules(denied)}`,
+  };
+}
+
 function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
   const { toolName } = request;
   const paths = request.request.paths ?? [];
@@ -57,15 +80,8 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
     };
   }
 
-  const denied = policy.deny.filter((rule) => ruleMatches(rule, request, 'deny'));
-  if (denied.length > 0) {
-    return {
-      behavior: 'deny',
-      source: 'deny-rule',
-      matchedRules: denied,
-      reason: `denied by rule ${describeRules(denied)}`,
-    };
-  }
+  const denied = denyRuleVerdict(request, policy);
+  if (denied) return denied;
 
   const hook = request.hook;
   if (hook?.behavior === 'deny') {
@@ -189,8 +205,11 @@ function resolveAsk(
     return { ...verdict, behavior: verdict.behavior, askResolved: false };
   }
   const byTool = policy.askDefaultByTool ?? {};
-  const toolName = [request.toolName, ...request.aliases].find((name) => Object.hasOwn(byTool, name));
-  const resolution = toolName === undefined ? policy.askDefault : (byTool[toolName] ?? policy.askDefault);
+  const toolName = [request.toolName, ...request.aliases].find((name) =>
+    Object.hasOwn(byTool, name),
+  );
+  const resolution =
+    toolName === undefined ? policy.askDefault : (byTool[toolName] ?? policy.askDefault);
   // dontAsk refuses whatever would ask, whatever the policy default.
   const behavior = policy.mode === 'dontAsk' ? 'deny' : resolution;
   const how =
