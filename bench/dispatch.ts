@@ -59,7 +59,6 @@ const deps: PipelineDeps = {
   },
   hooks: noHooks,
   makeContext: context,
-  splitCommand: (command) => [command],
   events: () => undefined,
 };
 const gate = new ConcurrencyGate(10);

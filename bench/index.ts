@@ -5,6 +5,7 @@
 import { runCliSessionBench } from './cli-session.js';
 import { runDispatchBench } from './dispatch.js';
 import { runGrepBench } from './grep.js';
+import { runHooksBench } from './hooks.js';
 import { runStreamingBench } from './streaming.js';
 
 const only = process.argv.slice(2);
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['streaming', runStreamingBench],
   ['cli-session', runCliSessionBench],
   ['grep', runGrepBench],
+  ['hooks', runHooksBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

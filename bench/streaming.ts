@@ -109,7 +109,6 @@ async function session(
       env: buildChildEnv(process.env),
       ripgrepPath: null,
     }),
-    splitCommand: (command) => [command],
     events: () => undefined,
   };
   let streamMs = 0;

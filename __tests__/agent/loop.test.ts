@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAgent } from '../../src/agent/loop.js';
+import type { SessionHookRunner } from '../../src/hooks/types.js';
+import { noHooks } from '../../src/hooks/types.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import type {
   ReplayScriptEntry,
@@ -193,5 +195,128 @@ describe('runAgent', () => {
     });
     expect(result.subtype).toBe('error_during_execution');
     expect(result.errors[0]).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('runAgent with session hooks', () => {
+  async function runWithHooks(
+    turns: ReplayScriptEntry[],
+    sessionHooks: SessionHookRunner,
+    extra: { maxBudgetUsd?: number } = {},
+  ) {
+    server = await startReplayServer({ turns });
+    const { deps } = makePipeline([]);
+    const result = await runAgent({
+      prompt: 'make the tests pass',
+      model: 'claude-sonnet-5-5',
+      systemPrompt: 's',
+      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+      pipeline: deps,
+      permissionMode: 'default',
+      cwd: '/repo',
+      sessionHooks,
+      events: () => undefined,
+      ...extra,
+    });
+    return { result, requests: server.requests };
+  }
+  const text = (value: string): ReplayScriptEntry => [{ type: 'text', text: value }];
+
+  it('sends the model back to work with the Stop hook reason, and says stop_hook_active next time', async () => {
+    const seen: boolean[] = [];
+    const hooks: SessionHookRunner = {
+      ...noHooks,
+      has: (event) => event === 'Stop',
+      stop: async (request) => {
+        seen.push(request.stopHookActive);
+        return seen.length === 1
+          ? {
+              continueWith: { reason: 'npm test still fails: fix it' },
+              systemMessages: [],
+              runs: [],
+            }
+          : { systemMessages: [], runs: [] };
+      },
+    };
+    const { result, requests } = await runWithHooks([text('done?'), text('now done')], hooks);
+    expect(result).toMatchObject({ subtype: 'success', result: 'now done', numTurns: 2 });
+    expect(seen).toEqual([false, true]);
+    const second = (requests[1]?.body as { messages: Message[] }).messages;
+    expect(second[second.length - 1]).toEqual({
+      role: 'user',
+      content: 'npm test still fails: fix it',
+    });
+  });
+
+  it('gives up with an error when the Stop hook keeps refusing', async () => {
+    const hooks: SessionHookRunner = {
+      ...noHooks,
+      has: (event) => event === 'Stop',
+      stop: async () => ({ continueWith: { reason: 'not yet' }, systemMessages: [], runs: [] }),
+    };
+    const { result, requests } = await runWithHooks(
+      Array.from({ length: 12 }, (_, index) => text(`try ${index}`)),
+      hooks,
+    );
+    expect(result.subtype).toBe('error_during_execution');
+    expect(result.errors[0]).toContain('after 8 attempts: not yet');
+    expect(requests).toHaveLength(9);
+  });
+
+  it('adds SessionStart and UserPromptSubmit context to the prompt', async () => {
+    const hooks: SessionHookRunner = {
+      ...noHooks,
+      has: (event) => event === 'SessionStart' || event === 'UserPromptSubmit',
+      sessionStart: async () => ({
+        additionalContext: ['branch policy: small PRs'],
+        systemMessages: [],
+        runs: [],
+      }),
+      userPromptSubmit: async () => ({
+        additionalContext: ['ticket ABC-1'],
+        systemMessages: [],
+        runs: [],
+      }),
+    };
+    const { requests } = await runWithHooks([text('ok')], hooks);
+    const first = (requests[0]?.body as { messages: Message[] }).messages[0];
+    expect(first).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'make the tests pass' },
+        { type: 'text', text: '<system-reminder>branch policy: small PRs</system-reminder>' },
+        { type: 'text', text: '<system-reminder>ticket ABC-1</system-reminder>' },
+      ],
+    });
+  });
+
+  it('does not send a prompt a UserPromptSubmit hook blocks', async () => {
+    const hooks: SessionHookRunner = {
+      ...noHooks,
+      has: (event) => event === 'UserPromptSubmit',
+      userPromptSubmit: async () => ({
+        additionalContext: [],
+        block: { reason: 'prompts may not mention secrets' },
+        systemMessages: [],
+        runs: [],
+      }),
+    };
+    const { result, requests } = await runWithHooks([text('ok')], hooks);
+    expect(result.subtype).toBe('error_during_execution');
+    expect(result.errors[0]).toContain('prompts may not mention secrets');
+    expect(requests).toHaveLength(0);
+  });
+
+  it('stops before the next request once the budget is spent', async () => {
+    const loopTurn: ReplayScriptEntry = {
+      content: [{ type: 'tool_use', id: 'toolu_x', name: 'Nope', input: {} }],
+      usage: { input_tokens: 1_000_000 },
+    };
+    const { result, requests } = await runWithHooks([loopTurn, loopTurn, text('never')], noHooks, {
+      maxBudgetUsd: 1,
+    });
+    expect(result.subtype).toBe('error_max_budget_usd');
+    expect(result.errors[0]).toMatch(/Reached the budget: \$\d+\.\d{4} spent, the limit is \$1/);
+    expect(requests).toHaveLength(1);
   });
 });

@@ -9,13 +9,36 @@ describe('parseCli', () => {
       prompt: 'fix the test',
       outputFormat: 'text',
       verbose: false,
-      permissionMode: 'default',
+      permissionMode: undefined,
       allowedTools: [],
       disallowedTools: [],
       maxTurns: undefined,
       model: undefined,
       appendSystemPrompt: undefined,
       addDir: [],
+      settings: [],
+      policy: undefined,
+      maxBudgetUsd: undefined,
+    });
+  });
+
+  it('reads the settings, policy and budget flags', () => {
+    expect(
+      parse(
+        '-p',
+        'x',
+        '--settings',
+        'a.json',
+        '{"permissions":{}}',
+        '--policy',
+        'p.yml',
+        '--max-budget-usd',
+        '2.5',
+      ),
+    ).toMatchObject({
+      settings: ['a.json', '{"permissions":{}}'],
+      policy: 'p.yml',
+      maxBudgetUsd: 2.5,
     });
   });
 
@@ -84,6 +107,10 @@ describe('parseCli', () => {
       [['-p', 'x', '--permission-mode', 'yolo'], /--permission-mode.*yolo/],
       [['-p', 'x', '--max-turns', 'zero'], /--max-turns must be a positive integer, got "zero"/],
       [['-p', 'x', '--max-turns', '0'], /--max-turns must be a positive integer/],
+      [
+        ['-p', 'x', '--max-budget-usd', '-1'],
+        /--max-budget-usd must be a positive number of US dollars, got "-1"/,
+      ],
       [['-p', 'x', '--frobnicate'], /unknown option '--frobnicate'/],
       [['-p', 'x', 'y'], /either after -p or as an argument/],
     ])('%j fails with one clear line', (argv, message) => {

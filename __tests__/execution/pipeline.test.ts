@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { executeSingleToolUse } from '../../src/execution/pipeline.js';
-import type { HookRunner, PreToolUseOutcome, PostToolUseOutcome } from '../../src/hooks/types.js';
+import type {
+  HookRunner,
+  PreToolUseOutcome,
+  PostToolUseOutcome,
+  SessionHookRunner,
+} from '../../src/hooks/types.js';
 import type { ToolUseBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import { defineTool } from '../../src/tools/tool.js';
@@ -174,7 +179,7 @@ describe('executeSingleToolUse', () => {
       });
       const outcome = await executeSingleToolUse(use({ text: 'x' }), deps, live());
       expect(outcome.result.content).toBe(
-        'echo: x\n<system-reminder>remember the style guide</system-reminder>\nPostToolUse hook feedback: lint failed',
+        'echo: x\n<system-reminder>remember the style guide</system-reminder>\nlint failed',
       );
       expect(outcome.stopRun).toEqual({ reason: 'enough' });
     });
@@ -191,6 +196,76 @@ describe('executeSingleToolUse', () => {
       expect(outcome.denial?.rules).toEqual(['Echo']);
       const decision = events.find((event) => event.type === 'permission-decision');
       expect(decision).toMatchObject({ decision: { behavior: 'deny', source: 'deny-rule' } });
+    });
+  });
+
+  describe('what hooks are given', () => {
+    it('passes the model input as sent (no defaults filled in) and the call duration', async () => {
+      const seen: unknown[] = [];
+      const withDefault = defineTool({
+        name: 'Defaults',
+        description: 'test tool',
+        internalInputSchema: z.object({
+          text: z.string().describe('t'),
+          flag: z.boolean().default(false).describe('f'),
+        }),
+        checkPermissions: () => ({ access: 'read' }),
+        async *call(input) {
+          return { data: input };
+        },
+        mapToolResultToToolResultBlockParam: (_output, id) => ({
+          type: 'tool_result',
+          tool_use_id: id,
+          content: 'ok',
+        }),
+      });
+      const { deps } = makePipeline([withDefault], {
+        hooks: {
+          preToolUse: async (request) => (
+            seen.push(['pre', request.toolInput]),
+            { additionalContext: [], runs: [] }
+          ),
+          postToolUse: async (request) => (
+            seen.push(['post', request.toolInput, request.toolResponse, typeof request.durationMs]),
+            { additionalContext: [], runs: [] }
+          ),
+        },
+      });
+      await executeSingleToolUse(use({ text: 'x' }, 'Defaults'), deps, live());
+      expect(seen).toEqual([
+        ['pre', { text: 'x' }],
+        ['post', { text: 'x' }, { text: 'x', flag: false }, 'number'],
+      ]);
+    });
+
+    it('fires PostToolUseFailure, not PostToolUse, when the call fails', async () => {
+      const fired: string[] = [];
+      const hooks: HookRunner & Pick<SessionHookRunner, 'postToolUseFailure'> = {
+        preToolUse: async () => ({ additionalContext: [], runs: [] }),
+        postToolUse: async () => (fired.push('post'), { additionalContext: [], runs: [] }),
+        postToolUseFailure: async (request) => (
+          fired.push(`failure:${request.error}`),
+          { additionalContext: [], runs: [] }
+        ),
+      };
+      const { deps } = makePipeline([echoTool], { hooks });
+      await executeSingleToolUse(use({ text: 'x', mode: 'throw' }), deps, live());
+      await executeSingleToolUse(use({ text: 'y', mode: 'error' }), deps, live());
+      await executeSingleToolUse(use({ text: 'z' }), deps, live());
+      expect(fired).toEqual(['failure:Error: disk on fire', 'failure:echo: y', 'post']);
+    });
+  });
+
+  describe('when a deny rule names the call', () => {
+    it('denies before validateInput looks at anything', async () => {
+      const { deps } = makePipeline([echoTool], {
+        policy: { mode: 'bypassPermissions', deny: [parseRule('Echo', 'policy.yml')] },
+      });
+      calls.length = 0;
+      const outcome = await executeSingleToolUse(use({ text: 'invalid' }), deps, live());
+      expect(outcome.stage).toBe('permission');
+      expect(outcome.result.content).toContain("'Echo' (policy.yml)");
+      expect(outcome.denial?.tool_input).toEqual({ text: 'invalid' });
     });
   });
 
@@ -230,5 +305,49 @@ describe('executeSingleToolUse', () => {
       const outcome = await executeSingleToolUse(use({ text: 'x', mode: 'hang' }), deps, live());
       expect(outcome.result.content).toBe('Error: Echo did not finish within 0s and was stopped');
     }, 10_000);
+  });
+});
+
+describe('executeSingleToolUse with a PostToolUse hook that rewrites the file', () => {
+  it('refreshes the recorded file state so the next edit is not refused as stale', async () => {
+    const { makeWorkspace } = await import('../helpers/tool-harness.js');
+    const { editTool } = await import('../../src/tools/builtin/edit.js');
+    const { readTool } = await import('../../src/tools/builtin/read.js');
+    const { writeFileSync } = await import('node:fs');
+    const workspace = makeWorkspace();
+    try {
+      const file = await workspace.write('a.js', 'const a = 1\n');
+      const formatter: HookRunner = {
+        preToolUse: async () => ({ additionalContext: [], runs: [] }),
+        postToolUse: async (request) => {
+          if (request.toolName === 'Edit') writeFileSync(file, 'const a = 2;\n');
+          return {
+            additionalContext: [],
+            runs: [
+              { event: 'PostToolUse', matcher: 'Edit', command: 'fmt', exitCode: 0, durationMs: 1 },
+            ],
+          };
+        },
+      };
+      const { deps } = makePipeline([readTool, editTool], {
+        root: workspace.root,
+        hooks: formatter,
+      });
+      const call = (name: string, input: unknown, id: string) =>
+        executeSingleToolUse({ type: 'tool_use', id, name, input }, deps, live());
+      expect((await call('Read', { file_path: file }, 't1')).result.is_error).toBeFalsy();
+      expect(
+        (await call('Edit', { file_path: file, old_string: '1', new_string: '2' }, 't2')).stage,
+      ).toBe('completed');
+      const second = await call(
+        'Edit',
+        { file_path: file, old_string: '2;', new_string: '3;' },
+        't3',
+      );
+      expect(second.result.is_error).toBeFalsy();
+      expect(second.stage).toBe('completed');
+    } finally {
+      workspace.cleanup();
+    }
   });
 });

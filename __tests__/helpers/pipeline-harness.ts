@@ -3,7 +3,7 @@
  */
 import type { AgentEvent } from '../../src/agent/events.js';
 import type { PipelineDeps } from '../../src/execution/pipeline.js';
-import type { HookRunner } from '../../src/hooks/types.js';
+import type { PipelineDeps as Deps } from '../../src/execution/pipeline.js';
 import { noHooks } from '../../src/hooks/types.js';
 import type { PermissionPolicy } from '../../src/permissions/types.js';
 import { FileStateCache } from '../../src/tools/file-state.js';
@@ -17,7 +17,7 @@ export interface PipelineHarness {
 
 export function makePipeline(
   tools: Tool[],
-  options: { root?: string; policy?: Partial<PermissionPolicy>; hooks?: HookRunner } = {},
+  options: { root?: string; policy?: Partial<PermissionPolicy>; hooks?: Deps['hooks'] } = {},
 ): PipelineHarness {
   const root = options.root ?? '/nonexistent-workspace';
   const events: AgentEvent[] = [];
@@ -45,7 +45,6 @@ export function makePipeline(
       env: {},
       ripgrepPath: null,
     }),
-    splitCommand: (command) => [command],
     events: (event) => events.push(event),
   };
   return { deps, events };

@@ -16,7 +16,8 @@ export interface PermissionDenial {
   rules: string[];
 }
 
-export type ResultSubtype = 'success' | 'error_max_turns' | 'error_during_execution';
+export type ResultSubtype =
+  'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
 
 export interface RunResult {
   subtype: ResultSubtype;

@@ -23,6 +23,8 @@ import type {
   Usage,
 } from '../model/types.js';
 import type { PermissionMode } from '../permissions/types.js';
+import type { HookRunRecord, SessionHookRunner } from '../hooks/types.js';
+import { noHooks } from '../hooks/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, ResultSubtype, RunResult } from './events.js';
 
@@ -45,7 +47,14 @@ export interface AgentOptions {
    * the whole message has arrived: the baseline the streaming benchmark compares against.
    */
   streamingToolExecution?: boolean;
+  /** Session-level hooks: SessionStart, UserPromptSubmit, Stop, SessionEnd. */
+  sessionHooks?: SessionHookRunner;
+  /** Stop before the next request once the run has cost this much (USD). */
+  maxBudgetUsd?: number;
 }
+
+/** How often a Stop hook may send the model back to work before the run gives up. */
+export const MAX_STOP_HOOK_BLOCKS = 8;
 
 const DEFAULT_MAX_TOKENS = 32_000;
 
@@ -58,7 +67,8 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
   const gate = new ConcurrencyGate(options.maxConcurrency ?? 10);
   const isSafe = concurrencySafetyOf(registry);
   const denials: PermissionDenial[] = [];
-  const messages: Message[] = [{ role: 'user', content: options.prompt }];
+  const hooks = options.sessionHooks ?? noHooks;
+  const messages: Message[] = [];
   let apiMs = 0;
   let turns = 0;
   let lastText = '';
@@ -73,7 +83,12 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     permissionMode: options.permissionMode,
   });
 
-  const finish = (subtype: ResultSubtype, errors: string[] = []): RunResult => {
+  const logRuns = (runs: readonly HookRunRecord[]) => {
+    for (const run of runs) options.events({ type: 'hook-run', run });
+  };
+
+  const finish = async (subtype: ResultSubtype, errors: string[] = []): Promise<RunResult> => {
+    if (hooks.has('SessionEnd')) logRuns((await hooks.sessionEnd({ reason: 'other' })).runs);
     const result: RunResult = {
       subtype,
       isError: subtype !== 'success',
@@ -92,11 +107,49 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     return result;
   };
 
+  // The prompt, with what SessionStart and UserPromptSubmit hooks add to it.
+  const context: string[] = [];
+  if (hooks.has('SessionStart')) {
+    const start = await hooks.sessionStart({ source: 'startup', signal });
+    logRuns(start.runs);
+    context.push(...start.additionalContext);
+  }
+  if (hooks.has('UserPromptSubmit')) {
+    const submit = await hooks.userPromptSubmit({ prompt: options.prompt, signal });
+    logRuns(submit.runs);
+    if (submit.block) {
+      return finish('error_during_execution', [
+        `a UserPromptSubmit hook blocked the prompt: ${submit.block.reason}`,
+      ]);
+    }
+    context.push(...submit.additionalContext);
+  }
+  messages.push({
+    role: 'user',
+    content:
+      context.length === 0
+        ? options.prompt
+        : [
+            { type: 'text', text: options.prompt },
+            ...context.map((text) => ({
+              type: 'text' as const,
+              text: `<system-reminder>${text}</system-reminder>`,
+            })),
+          ],
+  });
+
   const tools = registry.toSpecs();
+  let stopHookActive = false;
+  let stopHookBlocks = 0;
   for (;;) {
-    if (signal.aborted) return finish('error_during_execution', ['the run was interrupted']);
+    if (signal.aborted) return finish('error_during_execution', [interruption(signal)]);
     if (options.maxTurns !== undefined && turns >= options.maxTurns) {
       return finish('error_max_turns', [`Reached max turns (${options.maxTurns})`]);
+    }
+    if (options.maxBudgetUsd !== undefined && usage.totalCostUSD >= options.maxBudgetUsd) {
+      return finish('error_max_budget_usd', [
+        `Reached the budget: $${usage.totalCostUSD.toFixed(4)} spent, the limit is $${options.maxBudgetUsd}`,
+      ]);
     }
     turns++;
 
@@ -139,7 +192,23 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     const toolUses = assistant.content.filter(
       (block): block is ToolUseBlock => block.type === 'tool_use',
     );
-    if (toolUses.length === 0) return finish('success');
+    if (toolUses.length === 0) {
+      if (!hooks.has('Stop')) return finish('success');
+      // "You are not done until …": a Stop hook may send the model back to work.
+      const stop = await hooks.stop({ stopHookActive, lastAssistantMessage: text, signal });
+      logRuns(stop.runs);
+      if (stop.stop) return finish('success');
+      if (!stop.continueWith) return finish('success');
+      if (stopHookBlocks >= MAX_STOP_HOOK_BLOCKS) {
+        return finish('error_during_execution', [
+          `a Stop hook still refused to let the run end after ${MAX_STOP_HOOK_BLOCKS} attempts: ${stop.continueWith.reason}`,
+        ]);
+      }
+      stopHookBlocks++;
+      stopHookActive = true;
+      messages.push({ role: 'user', content: stop.continueWith.reason });
+      continue;
+    }
 
     const outcomes = await executor.results();
     for (const outcome of outcomes) if (outcome.denial) denials.push(outcome.denial);
@@ -226,4 +295,10 @@ function orderResults(
         is_error: true,
       },
   );
+}
+
+function interruption(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return `the run was stopped: ${reason.message}`;
+  return 'the run was interrupted';
 }

@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PipelineDeps } from '../execution/pipeline.js';
-import type { HookRunner } from '../hooks/types.js';
+import type { HooksConfig } from '../hooks/config.js';
+import { createHookRunner } from '../hooks/runner.js';
 import { noHooks } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
-import { parseRule } from '../permissions/rules.js';
+import { ruleNamesTool } from '../permissions/rules.js';
 import type { PermissionMode, PermissionPolicy, PermissionRule } from '../permissions/types.js';
 import { builtinTools } from '../tools/builtin/index.js';
-import { splitCommandForRules } from '../tools/builtin/bash/rule-parts.js';
 import { findRipgrep } from '../tools/builtin/search/find-ripgrep.js';
 import { FileStateCache } from '../tools/file-state.js';
 import { ToolRegistry } from '../tools/registry.js';
@@ -28,15 +28,27 @@ export interface SessionOptions {
   model: string;
   modelClient: ModelClient;
   permissionMode: PermissionMode;
-  /** Rule strings with where they came from. */
-  allow: ReadonlyArray<{ rule: string; source: string }>;
-  deny: ReadonlyArray<{ rule: string; source: string }>;
-  ask?: ReadonlyArray<{ rule: string; source: string }>;
+  /** Parsed rules from every source (policy and settings files, flags), each with its source. */
+  rules: {
+    allow: readonly PermissionRule[];
+    deny: readonly PermissionRule[];
+    ask?: readonly PermissionRule[];
+  };
+  /** What an unanswerable ask becomes, globally and per tool (DECISIONS #9). */
   askDefault?: 'allow' | 'deny';
+  askDefaultByTool?: Readonly<Record<string, 'allow' | 'deny'>>;
   additionalDirectories?: readonly string[];
   maxTurns?: number;
   appendSystemPrompt?: string;
-  hooks?: HookRunner;
+  /** Hooks from the policy and settings files. */
+  hooksConfig?: HooksConfig;
+  /** Given to hooks as transcript_path. */
+  transcriptPath?: string;
+  /** Environment variable names the policy passes to tools and hooks although they are secrets. */
+  passEnv?: readonly string[];
+  maxBudgetUsd?: number;
+  /** The whole run's time limit; the run is stopped (tools aborted) when it passes. */
+  timeoutMs?: number;
   /** The parent environment; secrets are removed before tools see it. */
   env: NodeJS.ProcessEnv;
   events: EventSink;
@@ -51,31 +63,41 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     projectDir,
     ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
   ];
-  const toRules = (entries: ReadonlyArray<{ rule: string; source: string }>): PermissionRule[] =>
-    entries.map((entry) => parseRule(entry.rule, entry.source));
-  const deny = toRules(options.deny);
+  const deny = options.rules.deny;
   const policy: PermissionPolicy = {
     mode: options.permissionMode,
-    allow: toRules(options.allow),
+    allow: options.rules.allow,
     deny,
-    ask: toRules(options.ask ?? []),
+    ask: options.rules.ask ?? [],
     askDefault: options.askDefault ?? 'deny',
+    askDefaultByTool: options.askDefaultByTool ?? {},
     workspaceRoots,
   };
 
-  // A bare-name deny removes the tool from what the model is offered (CC-COMPAT §2.2).
-  const removed = new Set(
-    deny.filter((rule) => rule.content === undefined).map((rule) => rule.toolName),
-  );
+  // A bare-name (or name-glob) deny removes the tool from what the model is offered (CC-COMPAT §2.2).
+  const bareDenies = deny.filter((rule) => rule.content === undefined);
   const registry = new ToolRegistry(
     builtinTools.filter(
-      (tool) => !removed.has(tool.name) && !tool.aliases.some((alias) => removed.has(alias)),
+      (tool) => !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')),
     ),
   );
 
   const shell: ShellState = { cwd: projectDir };
   const fileState = new FileStateCache();
-  const childEnv = buildChildEnv(options.env);
+  const childEnv = buildChildEnv(options.env, options.passEnv);
+  const sessionId = options.sessionId ?? randomUUID();
+  const hookConfig = options.hooksConfig ?? {};
+  const hooks = Object.values(hookConfig).some((groups) => groups.length > 0)
+    ? createHookRunner({
+        config: hookConfig,
+        projectDir,
+        sessionId,
+        transcriptPath: options.transcriptPath ?? '',
+        permissionMode: options.permissionMode,
+        cwd: () => shell.cwd,
+        env: childEnv,
+      })
+    : noHooks;
   const ripgrepPath = findRipgrep(options.env.PATH);
   const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
     projectDir,
@@ -91,9 +113,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const pipeline: PipelineDeps = {
     registry,
     policy,
-    hooks: options.hooks ?? noHooks,
+    hooks,
     makeContext,
-    splitCommand: splitCommandForRules,
     events: options.events,
   };
 
@@ -108,19 +129,41 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     append: options.appendSystemPrompt,
   });
 
-  return runAgent({
-    prompt: options.prompt,
-    model: options.model,
-    systemPrompt,
-    modelClient: options.modelClient,
-    pipeline,
-    permissionMode: options.permissionMode,
-    cwd: projectDir,
-    maxTurns: options.maxTurns,
-    signal: options.signal,
-    sessionId: options.sessionId ?? randomUUID(),
-    events: options.events,
-  });
+  // The time limit aborts the run like a signal would: running tools are stopped.
+  const limit = new AbortController();
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(
+          () =>
+            limit.abort(
+              new Error(
+                `reached the time limit of ${Math.round(options.timeoutMs! / 60_000)} minutes`,
+              ),
+            ),
+          options.timeoutMs,
+        );
+  timer?.unref();
+  const signal = options.signal ? AbortSignal.any([options.signal, limit.signal]) : limit.signal;
+  try {
+    return await runAgent({
+      prompt: options.prompt,
+      model: options.model,
+      systemPrompt,
+      modelClient: options.modelClient,
+      pipeline,
+      permissionMode: options.permissionMode,
+      cwd: projectDir,
+      maxTurns: options.maxTurns,
+      signal,
+      sessionId,
+      events: options.events,
+      sessionHooks: hooks,
+      maxBudgetUsd: options.maxBudgetUsd,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** An additional directory, resolved through symlinks; a clear error when it is not there. */

@@ -14,13 +14,19 @@ export interface CliSettings {
   prompt: string | undefined;
   outputFormat: OutputFormat;
   verbose: boolean;
-  permissionMode: PermissionMode;
+  /** Undefined when not given: the policy's defaultMode, else `default`, applies. */
+  permissionMode: PermissionMode | undefined;
   allowedTools: string[];
   disallowedTools: string[];
   maxTurns: number | undefined;
   model: string | undefined;
   appendSystemPrompt: string | undefined;
   addDir: string[];
+  /** `--settings FILE|JSON`, in order. */
+  settings: string[];
+  /** `--policy FILE`: the ci-agent policy file instead of .github/ci-agent.yml. */
+  policy: string | undefined;
+  maxBudgetUsd: number | undefined;
 }
 
 /** A usage mistake: printed as one line with a non-zero exit. */
@@ -41,9 +47,10 @@ export function buildProgram(version: string): Command {
     )
     .option('--verbose', 'full turn-by-turn output (required for stream-json)', false)
     .addOption(
-      new Option('--permission-mode <mode>', 'permission mode')
-        .choices(PERMISSION_MODES)
-        .default('default'),
+      new Option(
+        '--permission-mode <mode>',
+        "permission mode (default: the policy's defaultMode, else default)",
+      ).choices(PERMISSION_MODES),
     )
     .option('--dangerously-skip-permissions', 'same as --permission-mode bypassPermissions', false)
     .option(
@@ -58,6 +65,15 @@ export function buildProgram(version: string): Command {
     .option('--model <model>', 'model id or alias (sonnet, opus, haiku)')
     .option('--append-system-prompt <text>', 'text appended to the system prompt')
     .option('--add-dir <dirs...>', 'additional directories the tools may change')
+    .option('--settings <fileOrJson...>', 'more Claude Code settings: a file, or JSON text')
+    .option(
+      '--policy <file>',
+      'the ci-agent policy file (default: .github/ci-agent.yml if present)',
+    )
+    .option(
+      '--max-budget-usd <usd>',
+      'stop before the next request once the run has cost this much',
+    )
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
     .allowExcessArguments(false);
@@ -67,7 +83,7 @@ interface RawOptions {
   print?: string | boolean;
   outputFormat: OutputFormat;
   verbose: boolean;
-  permissionMode: PermissionMode;
+  permissionMode?: PermissionMode;
   dangerouslySkipPermissions: boolean;
   allowedTools?: string[];
   disallowedTools?: string[];
@@ -75,6 +91,9 @@ interface RawOptions {
   model?: string;
   appendSystemPrompt?: string;
   addDir?: string[];
+  settings?: string[];
+  policy?: string;
+  maxBudgetUsd?: string;
 }
 
 /** Parses argv (without node and the script); throws UsageError with one clear line. */
@@ -108,6 +127,15 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
       );
     }
   }
+  let maxBudgetUsd: number | undefined;
+  if (raw.maxBudgetUsd !== undefined) {
+    maxBudgetUsd = Number(raw.maxBudgetUsd);
+    if (!Number.isFinite(maxBudgetUsd) || maxBudgetUsd <= 0) {
+      throw new UsageError(
+        `--max-budget-usd must be a positive number of US dollars, got ${JSON.stringify(raw.maxBudgetUsd)}`,
+      );
+    }
+  }
   return Object.freeze({
     prompt: printPrompt ?? positional,
     outputFormat: raw.outputFormat,
@@ -119,5 +147,8 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     model: raw.model,
     appendSystemPrompt: raw.appendSystemPrompt,
     addDir: raw.addDir ?? [],
+    settings: raw.settings ?? [],
+    policy: raw.policy,
+    maxBudgetUsd,
   });
 }

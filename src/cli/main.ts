@@ -4,10 +4,13 @@
  * ends in an error result exits 1; SIGINT/SIGTERM stop the run (tools and their process groups
  * are aborted) and exit 130/143 after the result is written.
  */
+import { realpathSync } from 'node:fs';
 import { runSession } from '../agent/session.js';
 import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
 import type { ModelClient } from '../model/model-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { parseRule } from '../permissions/rules.js';
+import { loadPolicy } from '../policy/load-policy.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
@@ -58,16 +61,40 @@ export async function main(io: CliIo): Promise<number> {
 
   const renderer = new OutputRenderer(settings.outputFormat, settings.verbose, io.stdout);
   try {
+    const projectDir = realpathSync(io.cwd);
+    const policy = await loadPolicy({
+      projectDir,
+      cwd: projectDir,
+      policyPath: settings.policy,
+      settingsArgs: settings.settings,
+      home: io.env.HOME,
+    });
+    for (const warning of policy.warnings) io.stderr(`Warning: ${warning}\n`);
+    const flagRules = (texts: readonly string[], source: string) =>
+      texts.map((text) => ({ ...parseRule(text, source), anchorDir: projectDir }));
+    const limits = policy.limits;
     const result = await runSession({
       prompt,
-      cwd: io.cwd,
+      cwd: projectDir,
       model: resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL),
       modelClient,
-      permissionMode: settings.permissionMode,
-      allow: settings.allowedTools.map((rule) => ({ rule, source: '--allowedTools' })),
-      deny: settings.disallowedTools.map((rule) => ({ rule, source: '--disallowedTools' })),
-      additionalDirectories: settings.addDir,
-      maxTurns: settings.maxTurns,
+      permissionMode: settings.permissionMode ?? policy.permissions.defaultMode ?? 'default',
+      rules: {
+        allow: [...policy.permissions.allow, ...flagRules(settings.allowedTools, '--allowedTools')],
+        deny: [
+          ...policy.permissions.deny,
+          ...flagRules(settings.disallowedTools, '--disallowedTools'),
+        ],
+        ask: policy.permissions.ask,
+      },
+      askDefault: policy.askResolution.default,
+      askDefaultByTool: policy.askResolution.byTool,
+      additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
+      hooksConfig: policy.hooks,
+      passEnv: policy.passEnv,
+      maxTurns: settings.maxTurns ?? limits.maxTurns,
+      maxBudgetUsd: settings.maxBudgetUsd ?? limits.maxBudgetUsd,
+      timeoutMs: limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,
       appendSystemPrompt: settings.appendSystemPrompt,
       env: io.env,
       events: (event) => renderer.handle(event),

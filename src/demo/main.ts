@@ -13,6 +13,7 @@ import { runSession } from '../agent/session.js';
 import { runSystemCommand } from '../agent/system-command.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { startReplayServer } from '../model/replay-server.js';
+import { parseRule } from '../permissions/rules.js';
 import type { ToolResultBlock } from '../model/types.js';
 import { recordedSession, SAMPLE_ALLOW, SAMPLE_FILES, SAMPLE_PROMPT } from './sample.js';
 
@@ -63,8 +64,7 @@ export async function runDemo(
       model: 'claude-sonnet-5-5',
       modelClient: createAnthropicClient({ apiKey: 'demo-key', baseURL: server.url }),
       permissionMode: 'acceptEdits',
-      allow: SAMPLE_ALLOW.map((rule) => ({ rule, source: 'demo policy' })),
-      deny: [],
+      rules: { allow: SAMPLE_ALLOW.map((rule) => parseRule(rule, 'demo policy')), deny: [] },
       env: process.env,
       events: onEvent,
     });

@@ -12,10 +12,12 @@
  *   8. PostToolUse hooks                          → context or a block reason beside the result
  *   9. the tool_result block
  */
+import { homedir } from 'node:os';
 import type { EventSink, PermissionDenial } from '../agent/events.js';
-import type { HookRunner } from '../hooks/types.js';
+import type { HookRunner, SessionHookRunner } from '../hooks/types.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/types.js';
-import { decide } from '../permissions/decide.js';
+import type { DecisionRequest } from '../permissions/decide.js';
+import { decide, decideByDenyRules } from '../permissions/decide.js';
 import type { PermissionDecision, PermissionPolicy } from '../permissions/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
@@ -52,11 +54,10 @@ export interface ToolCallOutcome {
 export interface PipelineDeps {
   registry: ToolRegistry;
   policy: PermissionPolicy;
-  hooks: HookRunner;
+  /** PreToolUse/PostToolUse, and PostToolUseFailure when the runner has it. */
+  hooks: HookRunner & Partial<Pick<SessionHookRunner, 'postToolUseFailure'>>;
   /** Builds the context a call runs in; the signal is the call's own. */
   makeContext(toolUseId: string, signal: AbortSignal): ToolContext;
-  /** For Bash permission rules: the simple commands of a command line, or null if unparseable. */
-  splitCommand(command: string): string[] | null;
   events: EventSink;
   /** Ceiling for one call, whatever the tool's own timeout; default 15 minutes. */
   callTimeoutMs?: number;
@@ -95,6 +96,34 @@ export async function executeSingleToolUse(
   };
   const fail = (stage: PipelineStage, content: string) =>
     finish({ stage, result: errorResult(block.id, content) });
+  const deny = (
+    decision: PermissionDecision,
+    input: unknown,
+    stopRun: { reason: string } | undefined,
+  ) => {
+    deps.events({
+      type: 'permission-decision',
+      toolUseId: block.id,
+      toolName: block.name,
+      input,
+      decision,
+    });
+    const denial: PermissionDenial = {
+      tool_name: block.name,
+      tool_use_id: block.id,
+      tool_input: input,
+      reason: decision.reason,
+      rules: decision.matchedRules.map((rule) => rule.text),
+    };
+    return finish({
+      stage: 'permission',
+      input,
+      decision,
+      denial,
+      stopRun,
+      result: errorResult(block.id, denialText(block.name, decision)),
+    });
+  };
 
   // 1. find
   const tool = deps.registry.find(block.name);
@@ -115,7 +144,18 @@ export async function executeSingleToolUse(
   let input: unknown = parsed.data;
   const context = deps.makeContext(block.id, signal);
 
+  // What hooks see as tool_input: the model's input as sent (it passed the schema), not the
+  // parsed one with defaults filled in; after an updatedInput, the hook's input.
+  let hookInput: unknown = block.input;
+
   try {
+    // Deny rules before validateInput: a denied path must not reveal whether it exists.
+    const early = decideByDenyRules(
+      permissionRequestOf(tool, input, context, undefined),
+      deps.policy,
+    );
+    if (early) return deny(early, input, undefined);
+
     // 4. business rules
     const validation = await tool.validateInput(input, context);
     if (!validation.result) return fail('validation', toolUseError(validation.message));
@@ -125,7 +165,7 @@ export async function executeSingleToolUse(
     // 5. PreToolUse hooks
     const pre = await deps.hooks.preToolUse({
       toolName: tool.name,
-      toolInput: input,
+      toolInput: hookInput,
       toolUseId: block.id,
       signal,
     });
@@ -141,13 +181,16 @@ export async function executeSingleToolUse(
         );
       }
       input = reparsed.data;
+      hookInput = pre.updatedInput;
       const revalidation = await tool.validateInput(input, context);
       if (!revalidation.result) return fail('validation', toolUseError(revalidation.message));
     }
     const preContext = pre.additionalContext;
 
     // 6. permission
-    const decision = decidePermission(tool, input, context, pre.decision, deps);
+    const permissionRequest = permissionRequestOf(tool, input, context, pre.decision);
+    const decision = decide(permissionRequest, deps.policy);
+    if (decision.behavior === 'deny') return deny(decision, input, pre.stop);
     deps.events({
       type: 'permission-decision',
       toolUseId: block.id,
@@ -155,27 +198,27 @@ export async function executeSingleToolUse(
       input,
       decision,
     });
-    if (decision.behavior === 'deny') {
-      const denial: PermissionDenial = {
-        tool_name: tool.name,
-        tool_use_id: block.id,
-        tool_input: input,
-        reason: decision.reason,
-        rules: decision.matchedRules.map((rule) => rule.text),
-      };
-      return finish({
-        stage: 'permission',
-        input,
-        decision,
-        denial,
-        stopRun: pre.stop,
-        result: errorResult(block.id, denialText(tool.name, decision)),
-      });
-    }
 
     // 7. call
+    const callStarted = performance.now();
     const run = await runCall(tool, input, context, deps, signal);
+    const callMs = Math.round(performance.now() - callStarted);
+    const failureHooks = async (error: string) => {
+      if (!deps.hooks.postToolUseFailure) return;
+      const failure = await deps.hooks.postToolUseFailure({
+        toolName: tool.name,
+        toolInput: hookInput,
+        toolUseId: block.id,
+        error,
+        isInterrupt: signal.aborted,
+        durationMs: callMs,
+        signal,
+      });
+      for (const hookRun of failure.runs)
+        deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+    };
     if (!run.ok) {
+      await failureHooks(run.message);
       return finish({
         stage: 'call',
         input,
@@ -184,27 +227,45 @@ export async function executeSingleToolUse(
         result: errorResult(block.id, run.message),
       });
     }
+    const mapped = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
+    if (mapped.is_error) {
+      await failureHooks(typeof mapped.content === 'string' ? mapped.content : 'the call failed');
+      return finish({
+        stage: 'call',
+        input,
+        decision,
+        structured: run.data,
+        stopRun: pre.stop,
+        result: appendContext({ ...mapped, tool_use_id: block.id }, preContext),
+      });
+    }
 
     // 8. PostToolUse hooks
     const post = await deps.hooks.postToolUse({
       toolName: tool.name,
-      toolInput: input,
+      toolInput: hookInput,
       toolUseId: block.id,
       toolResponse: run.data,
+      durationMs: callMs,
       signal,
     });
     for (const hookRun of post.runs)
       deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+    if (post.runs.length > 0 && permissionRequest.request.access === 'edit') {
+      // A formatter hook may have rewritten the file: take its content as known, so the next
+      // edit is not refused as stale (DECISIONS #3).
+      for (const path of permissionRequest.request.paths ?? [])
+        await context.fileState.refresh(path);
+    }
 
     // 9. the result block
-    const mapped = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
     const result = appendContext(
       { ...mapped, tool_use_id: block.id },
       [...preContext, ...post.additionalContext],
       post.block?.reason,
     );
     return finish({
-      stage: result.is_error ? 'call' : 'completed',
+      stage: 'completed',
       input,
       decision,
       structured: run.data,
@@ -217,30 +278,23 @@ export async function executeSingleToolUse(
   }
 }
 
-function decidePermission(
+function permissionRequestOf(
   tool: Tool,
   input: unknown,
   context: ToolContext,
   hook: { behavior: 'allow' | 'deny' | 'ask'; reason?: string; source: string } | undefined,
-  deps: PipelineDeps,
-): PermissionDecision {
+): DecisionRequest {
   const request = tool.checkPermissions(input, context);
-  const commandParts =
-    tool.name === 'Bash' && request.ruleContent !== undefined
-      ? deps.splitCommand(request.ruleContent)
-      : undefined;
-  return decide(
-    {
-      toolName: tool.name,
-      aliases: tool.aliases,
-      request,
-      commandParts,
-      readOnly: tool.isReadOnly(input),
-      requiresUserInteraction: tool.requiresUserInteraction(),
-      hook,
-    },
-    deps.policy,
-  );
+  return {
+    toolName: tool.name,
+    aliases: tool.aliases,
+    request,
+    projectDir: context.projectDir,
+    homeDir: homedir(),
+    readOnly: tool.isReadOnly(input),
+    requiresUserInteraction: tool.requiresUserInteraction(),
+    hook,
+  };
 }
 
 type CallRun = { ok: true; data: unknown } | { ok: false; message: string };
@@ -297,6 +351,9 @@ async function runCall(
         message: step.value.message,
       });
     }
+  } catch (error) {
+    // A tool that throws: the model sees what failed, and the failure hooks fire.
+    return { ok: false, message: `Error: ${errorMessage(error)}` };
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', onRunAbort);
@@ -332,7 +389,7 @@ function appendContext(
   blockReason?: string,
 ): ToolResultBlock {
   const notes = [...context.map((text) => `<system-reminder>${text}</system-reminder>`)];
-  if (blockReason) notes.push(`PostToolUse hook feedback: ${blockReason}`);
+  if (blockReason) notes.push(blockReason);
   if (notes.length === 0) return result;
   const extra = notes.join('\n');
   if (typeof result.content === 'string') {

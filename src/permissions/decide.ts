@@ -13,7 +13,7 @@
  */
 import { isInside } from '../tools/paths.js';
 import type { RuleTarget } from './rules.js';
-import { ruleMatches } from './rules.js';
+import { allowRulesCovering, ruleMatches } from './rules.js';
 import type {
   Behavior,
   DecisionSource,
@@ -130,7 +130,7 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
   const modeVerdict = evaluateMode(request, policy, outside);
   if (modeVerdict) return modeVerdict;
 
-  const allowed = policy.allow.filter((rule) => ruleMatches(rule, request, 'allow'));
+  const allowed = allowRulesCovering(policy.allow, request);
   if (allowed.length > 0) {
     return {
       behavior: 'allow',
@@ -205,8 +205,10 @@ function resolveAsk(
     return { ...verdict, behavior: verdict.behavior, askResolved: false };
   }
   const byTool = policy.askDefaultByTool ?? {};
-  const toolName = [request.toolName, ...request.aliases].find((name) =>
-    Object.hasOwn(byTool, name),
+  // The tool by name or alias, else its MCP server (`mcp__server` covers the server's tools).
+  const server = /^(mcp__.+?)__/.exec(request.toolName)?.[1];
+  const toolName = [request.toolName, ...request.aliases, ...(server ? [server] : [])].find(
+    (name) => Object.hasOwn(byTool, name),
   );
   const resolution =
     toolName === undefined ? policy.askDefault : (byTool[toolName] ?? policy.askDefault);

@@ -1,15 +1,44 @@
 /**
- * Rule parsing and matching.
+ * Rule parsing and matching (CC-COMPAT §2.2–2.5, DECISIONS #11, #12).
  *
- * `Tool` and `Tool(*)` match every call of a tool (and its aliases, e.g. Task for Agent);
- * `mcp__server` matches every tool of that server. Bash rules take an exact command or a prefix
- * (`Bash(npm test:*)`, `Bash(npm test *)`) and, until the full policy module lands, only ever
- * allow a command that is a single simple command; a deny rule matches if any part does.
+ * Naming a tool:
+ *   `Tool`, `Tool(*)`    every call of the tool, by its name or an alias (`Task` ≡ `Agent`);
+ *   `mcp__server`        every tool of that MCP server; `mcp__server__tool` one of them;
+ *   tool-name globs      `*`, `mcp__*`, `mcp__server__*` in deny and ask rules; in allow rules
+ *                        only after a literal `mcp__<server>__`, otherwise the rule matches nothing
+ *                        (ruleWarning says so, for the loader to warn).
+ * Specifiers, by the rule's tool:
+ *   Bash(…)              bash-rules.ts, on the command parsed once per request (bash-views.ts);
+ *   Read(…), Edit(…)     path-rules.ts, gitignore style with four anchors;
+ *   WebFetch(domain:…)   domain-rules.ts;
+ *   Write(…), NotebookEdit(…), MultiEdit(…), Glob(…), Grep(…), LS(…): accepted, never consulted;
+ *   anything else        never allows; denies and asks for every call of the tool (fail closed).
  */
 import type { PermissionRequest } from '../tools/tool.js';
+import type { BashRule } from './bash-rules.js';
+import { bashPartAllowed, bashRuleMatches, compileBashRule } from './bash-rules.js';
+import type { BashAnalysis } from './bash-views.js';
+import { analyzeBashCommand } from './bash-views.js';
+import { domainRuleMatches, isDomainSpecifier } from './domain-rules.js';
+import { pathRuleMatches, pathRuleReaches } from './path-rules.js';
 import type { PermissionRule } from './types.js';
 
-const RULE_PATTERN = /^([A-Za-z_][\w-]*)(?:\((.*)\))?$/s;
+export { bashSpecifierMatches } from './bash-pattern.js';
+
+type RuleKind = 'allow' | 'deny' | 'ask';
+
+const RULE_PATTERN = /^([A-Za-z_*][\w*-]*)(?:\((.*)\))?$/s;
+/** An allow rule may use a tool-name glob only after a literal server prefix. */
+const ALLOWED_NAME_GLOB = /^mcp__[^*]+?__/;
+/** Path specifiers on these tools are accepted but never consulted, with the rule to use instead. */
+const UNCONSULTED_SPECIFIERS: ReadonlyMap<string, string> = new Map([
+  ['Write', 'Edit'],
+  ['NotebookEdit', 'Edit'],
+  ['MultiEdit', 'Edit'],
+  ['Glob', 'Read'],
+  ['Grep', 'Read'],
+  ['LS', 'Read'],
+]);
 
 export class RuleSyntaxError extends Error {
   constructor(
@@ -68,49 +97,162 @@ export interface RuleTarget {
   toolName: string;
   aliases: readonly string[];
   request: PermissionRequest;
-  /** For Bash: the simple commands of the command line, or null when it cannot be parsed. */
+  /**
+   * Ignored: Bash rules parse `request.ruleContent` themselves (once per target), because the
+   * parts' texts lose what matters (redirections on a group, wrappers, quoting). Kept so that
+   * older callers still compile.
+   * @deprecated
+   */
   commandParts?: readonly string[] | null;
+  /** The directory `path` and `./path` rules (and `/path` rules without anchorDir) anchor at. */
+  projectDir?: string;
+  /** The directory `~/path` rules anchor at. */
+  homeDir?: string;
 }
 
-function namesTool(rule: PermissionRule, target: RuleTarget): boolean {
-  if (rule.toolName === target.toolName || target.aliases.includes(rule.toolName)) return true;
-  // mcp__server names all tools of a server (CC-COMPAT §2.5).
+/** Whether the rule's tool name (or glob) names this tool, ignoring any specifier. */
+export function ruleNamesTool(
+  rule: PermissionRule,
+  toolName: string,
+  aliases: readonly string[],
+  kind: RuleKind,
+): boolean {
+  const names = [toolName, ...aliases];
+  const ruleName = rule.toolName;
+  if (ruleName.includes('*')) {
+    if (kind === 'allow' && !ALLOWED_NAME_GLOB.test(ruleName)) return false;
+    return names.some((name) => nameGlob(ruleName).test(name));
+  }
+  if (names.includes(ruleName)) return true;
+  // mcp__server names every tool of the server (CC-COMPAT §2.5).
   return (
     rule.content === undefined &&
-    rule.toolName.startsWith('mcp__') &&
-    !rule.toolName.slice(5).includes('__') &&
-    target.toolName.startsWith(`${rule.toolName}__`)
+    ruleName.startsWith('mcp__') &&
+    !ruleName.slice(5).includes('__') &&
+    toolName.startsWith(`${ruleName}__`)
   );
 }
 
-/** Whether a command matches a Bash rule specifier: exact, or a prefix with `:*` / ` *`. */
-export function bashSpecifierMatches(specifier: string, command: string): boolean {
-  const normalized = command.trim().replace(/\s+/g, ' ');
-  const prefix = specifier.endsWith(':*')
-    ? specifier.slice(0, -2)
-    : specifier.endsWith(' *')
-      ? specifier.slice(0, -2)
-      : undefined;
-  if (prefix === undefined) return normalized === specifier.trim();
-  return normalized === prefix || normalized.startsWith(`${prefix} `);
+export function ruleMatches(rule: PermissionRule, target: RuleTarget, kind: RuleKind): boolean {
+  const content = rule.content;
+  if (content === undefined) return ruleNamesTool(rule, target.toolName, target.aliases, kind);
+  if (UNCONSULTED_SPECIFIERS.has(rule.toolName)) return false;
+  if (rule.toolName === 'Read' || rule.toolName === 'Edit') {
+    if (!pathRuleReaches(rule.toolName, target.toolName, kind)) return false;
+    return pathRuleMatches(rule, content, { ...target, paths: requestPaths(target) }, kind);
+  }
+  if (!ruleNamesTool(rule, target.toolName, target.aliases, kind)) return false;
+  if (target.toolName === 'Bash')
+    return bashRuleMatches(bashRuleOf(rule), analysisOf(target), kind);
+  if (target.toolName === 'WebFetch') {
+    return domainRuleMatches(content, target.request.ruleContent, kind);
+  }
+  // A specifier this module cannot evaluate never allows; it denies and asks to be safe.
+  return kind !== 'allow';
 }
 
-export function ruleMatches(
-  rule: PermissionRule,
+/**
+ * The allow rules that together allow the call, or none. Each part of a compound Bash command,
+ * and each of a symlink's paths, may be allowed by a different rule (`echo x && git status` with
+ * `Bash(echo:*)` and `Bash(git status)`), which no single rule's ruleMatches can tell.
+ */
+export function allowRulesCovering(
+  rules: readonly PermissionRule[],
   target: RuleTarget,
-  kind: 'allow' | 'deny' | 'ask',
-): boolean {
-  if (!namesTool(rule, target)) return false;
-  if (rule.content === undefined) return true;
-  if (target.toolName !== 'Bash') {
-    // Specifier rules for other tools arrive with the policy module; a specifier rule that cannot
-    // be evaluated never allows, and denies/asks conservatively.
-    return kind !== 'allow';
+): PermissionRule[] {
+  const whole = rules.filter((rule) => ruleMatches(rule, target, 'allow'));
+  if (whole.length > 0) return whole;
+  if (target.toolName === 'Bash') return bashRulesCovering(rules, target);
+  const paths = target.request.paths ?? [];
+  if (paths.length < 2) return [];
+  const used = new Set<PermissionRule>();
+  for (const path of paths) {
+    const single = { ...target, request: { ...target.request, paths: [path] } };
+    const rule = rules.find((candidate) => ruleMatches(candidate, single, 'allow'));
+    if (!rule) return [];
+    used.add(rule);
   }
-  const parts = target.commandParts;
-  const specifier = rule.content;
-  if (!parts) return kind !== 'allow';
-  if (kind === 'allow')
-    return parts.length > 0 && parts.every((part) => bashSpecifierMatches(specifier, part));
-  return parts.some((part) => bashSpecifierMatches(specifier, part));
+  return [...used];
+}
+
+function bashRulesCovering(rules: readonly PermissionRule[], target: RuleTarget): PermissionRule[] {
+  const analysis = analysisOf(target);
+  if (!analysis.ok || analysis.parts.length === 0) return [];
+  const bashRules = rules.filter(
+    (rule) =>
+      rule.content !== undefined && ruleNamesTool(rule, target.toolName, target.aliases, 'allow'),
+  );
+  const used = new Set<PermissionRule>();
+  for (const part of analysis.parts) {
+    const rule = bashRules.find((candidate) => bashPartAllowed(bashRuleOf(candidate), part));
+    if (!rule) return [];
+    used.add(rule);
+  }
+  return [...used];
+}
+
+/**
+ * Why a rule will never do what it seems to say, for the loader to warn about; undefined for a
+ * rule that works.
+ */
+export function ruleWarning(rule: PermissionRule, kind: RuleKind): string | undefined {
+  const where = `${rule.source}: ${kind} rule "${rule.text}"`;
+  if (kind === 'allow' && rule.toolName.includes('*') && !ALLOWED_NAME_GLOB.test(rule.toolName)) {
+    return `${where} is ignored: an allow rule may use "*" in a tool name only after "mcp__<server>__" (e.g. "mcp__github__*")`;
+  }
+  const instead = UNCONSULTED_SPECIFIERS.get(rule.toolName);
+  if (rule.content !== undefined && instead !== undefined) {
+    return `${where} is never consulted: path rules are checked for Read(…) and Edit(…) only; write "${instead}(${rule.content})" instead`;
+  }
+  if (
+    rule.content !== undefined &&
+    rule.toolName === 'WebFetch' &&
+    !isDomainSpecifier(rule.content)
+  ) {
+    return `${where} has an unknown form: expected "WebFetch(domain:<host>)"; as written it ${kind === 'allow' ? 'allows nothing' : `${kind === 'deny' ? 'denies' : 'asks about'} every WebFetch call`}`;
+  }
+  return undefined;
+}
+
+function requestPaths(target: RuleTarget): readonly string[] {
+  const { paths, ruleContent } = target.request;
+  if (paths && paths.length > 0) return paths;
+  return ruleContent === undefined ? [] : [ruleContent];
+}
+
+const compiledBashRules = new WeakMap<PermissionRule, BashRule>();
+
+function bashRuleOf(rule: PermissionRule): BashRule {
+  let compiled = compiledBashRules.get(rule);
+  if (!compiled) compiledBashRules.set(rule, (compiled = compileBashRule(rule.content ?? '')));
+  return compiled;
+}
+
+/** One parse per request: decide() matches every rule against the same target object. */
+const analyses = new WeakMap<RuleTarget, { command: string; analysis: BashAnalysis }>();
+
+function analysisOf(target: RuleTarget): BashAnalysis {
+  const command = target.request.ruleContent ?? '';
+  const cached = analyses.get(target);
+  if (cached?.command === command) return cached.analysis;
+  const analysis =
+    command.trim() === ''
+      ? { ok: false as const, command, reason: 'no command' }
+      : analyzeBashCommand(command);
+  analyses.set(target, { command, analysis });
+  return analysis;
+}
+
+const nameGlobs = new Map<string, RegExp>();
+
+function nameGlob(glob: string): RegExp {
+  let regex = nameGlobs.get(glob);
+  if (!regex) {
+    const source = glob
+      .split('*')
+      .map((part) => part.replace(/[\\^$.+?()[\]{}|/-]/g, '\\$&'))
+      .join('.*');
+    nameGlobs.set(glob, (regex = new RegExp(`^${source}$`)));
+  }
+  return regex;
 }

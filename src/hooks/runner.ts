@@ -1,0 +1,212 @@
+/**
+ * The hook runner: Claude Code's command hooks (CC-COMPAT §1) behind the hook ports.
+ *
+ * One event firing:
+ *   1. plan the handlers (plan.ts): matching, then one run per distinct command string;
+ *   2. run them all in parallel (hook-process.ts): `sh -c` in the current cwd, the scrubbed env
+ *      plus CLAUDE_PROJECT_DIR, the JSON payload on stdin, each under its own timeout;
+ *   3. interpret each run (interpret.ts) and report one HookRunRecord per handler, config order;
+ *   4. merge the verdicts (merge.ts) into the event's outcome.
+ */
+import type { PermissionMode } from '../permissions/types.js';
+import type { HookEventName, HooksConfig } from './config.js';
+import { runHookProcess } from './hook-process.js';
+import { interpretRun, interpretUnrunnable } from './interpret.js';
+import type { HandlerResult } from './merge.js';
+import {
+  mergeContext,
+  mergePostToolUse,
+  mergePreToolUse,
+  mergeStop,
+  mergeUserPromptSubmit,
+} from './merge.js';
+import type { CompiledGroup } from './plan.js';
+import { compileHooks, planFiring } from './plan.js';
+import type { RecordContext } from './records.js';
+import { recordOf } from './records.js';
+import type { HookRunRecord, SessionHookRunner } from './types.js';
+
+export interface HookRunnerOptions {
+  config: HooksConfig;
+  /** The project root where the session started: CLAUDE_PROJECT_DIR. */
+  projectDir: string;
+  sessionId: string;
+  /** Where the session writes its transcript; only passed on to hooks. */
+  transcriptPath: string;
+  permissionMode: PermissionMode;
+  /** The current working directory (the Bash tool's shell cwd): hooks run there. */
+  cwd: () => string;
+  /** Already free of secrets (buildChildEnv); the runner only adds CLAUDE_PROJECT_DIR. */
+  env: Readonly<Record<string, string>>;
+  /** Applies to handlers without `timeout`; DECISIONS #8. */
+  defaultTimeoutSeconds?: number;
+  /** Receives every record of every event, in config order, once the event's hooks are done. */
+  onRun?: (record: HookRunRecord) => void;
+}
+
+export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+
+interface Firing extends RecordContext {
+  /** What the matchers test; undefined: every group runs. */
+  matchValue?: string;
+  payload: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+interface Fired {
+  results: HandlerResult[];
+  runs: HookRunRecord[];
+}
+
+interface ToolRequest {
+  toolName: string;
+  toolInput: unknown;
+  toolUseId: string;
+  signal: AbortSignal;
+}
+
+export function createHookRunner(options: HookRunnerOptions): SessionHookRunner {
+  const hooks = compileHooks(options.config);
+  const defaultTimeout = options.defaultTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
+  /** Groups with an invalid matcher already reported: the warning is logged once. */
+  const reported = new Set<CompiledGroup>();
+
+  const fire = async (firing: Firing): Promise<Fired> => {
+    const plan = planFiring(hooks, firing.event, firing.matchValue, defaultTimeout);
+    const fired: Fired = { results: [], runs: [] };
+    for (const { handler, group, error } of plan.unrunnable) {
+      // A required PreToolUse hook that cannot run denies every call, so it is reported each time.
+      const failsClosed = handler.required && firing.event === 'PreToolUse';
+      if (reported.has(group) && !failsClosed) continue;
+      const interpretation = interpretUnrunnable(firing.event, handler, error);
+      fired.results.push({ handler, verdict: interpretation.verdict });
+      fired.runs.push(recordOf(firing, handler, undefined, interpretation));
+    }
+    for (const { group } of plan.unrunnable) reported.add(group);
+    if (plan.handlers.length > 0) {
+      const cwd = options.cwd();
+      const stdin = JSON.stringify({
+        session_id: options.sessionId,
+        transcript_path: options.transcriptPath,
+        cwd,
+        permission_mode: options.permissionMode,
+        hook_event_name: firing.event,
+        ...firing.payload,
+      });
+      const env = { ...options.env, CLAUDE_PROJECT_DIR: options.projectDir };
+      const ran = await Promise.all(
+        plan.handlers.map(async (handler) => {
+          const result = await runHookProcess({
+            command: handler.command,
+            cwd,
+            env,
+            stdin,
+            timeoutMs: handler.timeoutSeconds * 1000,
+            ...(firing.signal ? { signal: firing.signal } : {}),
+          });
+          return { handler, result, interpretation: interpretRun(firing.event, handler, result) };
+        }),
+      );
+      for (const { handler, result, interpretation } of ran) {
+        fired.results.push({ handler, verdict: interpretation.verdict });
+        fired.runs.push(recordOf(firing, handler, result, interpretation));
+      }
+    }
+    for (const record of fired.runs) options.onRun?.(record);
+    return fired;
+  };
+
+  const fireForTool = (
+    event: 'PreToolUse' | 'PostToolUse' | 'PostToolUseFailure',
+    request: ToolRequest,
+    extra: Record<string, unknown>,
+  ) =>
+    fire({
+      event,
+      matchValue: request.toolName,
+      payload: {
+        tool_name: request.toolName,
+        tool_input: request.toolInput,
+        ...extra,
+      },
+      signal: request.signal,
+      toolName: request.toolName,
+      toolUseId: request.toolUseId,
+    });
+
+  return {
+    has: (event: HookEventName) => hooks.has(event),
+
+    async preToolUse(request) {
+      const { results, runs } = await fireForTool('PreToolUse', request, {
+        tool_use_id: request.toolUseId,
+      });
+      return { ...mergePreToolUse(results), runs };
+    },
+
+    async postToolUse(request) {
+      const { results, runs } = await fireForTool('PostToolUse', request, {
+        tool_response: request.toolResponse,
+        tool_use_id: request.toolUseId,
+        ...optional('duration_ms', request.durationMs),
+      });
+      return { ...mergePostToolUse('PostToolUse', results), runs };
+    },
+
+    async postToolUseFailure(request) {
+      const { results, runs } = await fireForTool('PostToolUseFailure', request, {
+        tool_use_id: request.toolUseId,
+        error: request.error,
+        ...optional('is_interrupt', request.isInterrupt),
+        ...optional('duration_ms', request.durationMs),
+      });
+      return { ...mergePostToolUse('PostToolUseFailure', results), runs };
+    },
+
+    async stop(request) {
+      const { results, runs } = await fire({
+        event: 'Stop',
+        payload: {
+          stop_hook_active: request.stopHookActive,
+          ...optional('last_assistant_message', request.lastAssistantMessage),
+        },
+        ...optional('signal', request.signal),
+      });
+      return { ...mergeStop(results), runs };
+    },
+
+    async sessionStart(request) {
+      const { results, runs } = await fire({
+        event: 'SessionStart',
+        matchValue: request.source,
+        payload: { source: request.source },
+        ...optional('signal', request.signal),
+      });
+      return { ...mergeContext('SessionStart', results), runs };
+    },
+
+    async userPromptSubmit(request) {
+      const { results, runs } = await fire({
+        event: 'UserPromptSubmit',
+        payload: { prompt: request.prompt },
+        ...optional('signal', request.signal),
+      });
+      return { ...mergeUserPromptSubmit(results), runs };
+    },
+
+    async sessionEnd(request) {
+      const { results, runs } = await fire({
+        event: 'SessionEnd',
+        matchValue: request.reason,
+        payload: { reason: request.reason },
+        ...optional('signal', request.signal),
+      });
+      return { systemMessages: mergeContext('SessionEnd', results).systemMessages, runs };
+    },
+  };
+}
+
+/** `{ [key]: value }`, or nothing when the value is absent (payloads omit unknown fields). */
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}

@@ -1,0 +1,72 @@
+/**
+ * Names Claude Code knows that ci-agent does not act on, so messages can say "not supported"
+ * instead of "unknown" (CC-COMPAT §1.1, §1.10, §2.1), and the tool names of DECISIONS #1.
+ */
+import { compileMatcher } from '../hooks/matcher.js';
+
+/** Claude Code hook events ci-agent does not run. */
+export const UNSUPPORTED_HOOK_EVENTS: readonly string[] = [
+  'Notification',
+  'PreCompact',
+  'PostCompact',
+  'SubagentStart',
+  'SubagentStop',
+  'PermissionRequest',
+  'PermissionDenied',
+  'PostToolBatch',
+  'Setup',
+  'UserPromptExpansion',
+  'TaskCreated',
+  'TaskCompleted',
+  'StopFailure',
+  'TeammateIdle',
+  'InstructionsLoaded',
+  'ConfigChange',
+  'CwdChanged',
+  'DirectoryAdded',
+  'FileChanged',
+  'WorktreeCreate',
+  'WorktreeRemove',
+  'Elicitation',
+  'ElicitationResult',
+  'MessageDisplay',
+];
+
+/** Handler fields of current Claude Code that ci-agent does not implement. */
+export const UNSUPPORTED_HANDLER_KEYS: readonly string[] = [
+  'if',
+  'async',
+  'asyncRewake',
+  'args',
+  'shell',
+  'statusMessage',
+  'once',
+];
+
+/** Events whose matcher Claude Code ignores: nothing to match on. */
+export const EVENTS_WITHOUT_MATCHER: readonly string[] = ['Stop', 'UserPromptSubmit'];
+
+export const KNOWN_TOOL_NAMES: readonly string[] = [
+  'Bash',
+  'Read',
+  'Write',
+  'Edit',
+  'Glob',
+  'Grep',
+  'NotebookEdit',
+  'WebFetch',
+  'WebSearch',
+  'TodoWrite',
+  'Agent',
+  'Task',
+];
+
+/** Tool names in rules and hook matchers that name another tool (DECISIONS #1). */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = { Task: 'Agent' };
+
+/** Why a hook matcher can never match, or undefined when it can (the runner's own compiler). */
+export function matcherProblem(matcher: string): string | undefined {
+  const compiled = compileMatcher(matcher);
+  if (compiled.kind !== 'invalid') return undefined;
+  return `expected tool names ("Edit|Write"), "*" or a regular expression; ${compiled.error}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * Where JSON text first goes wrong. `JSON.parse` only sometimes says where (it depends on the
+ * error and the Node version), and a maintainer needs the line and column to fix a settings file.
+ * Called only after `JSON.parse` has failed.
+ */
+
+export interface JsonSyntaxError {
+  offset: number;
+  message: string;
+}
+
+const WHITESPACE = /[ \t\n\r]*/y;
+// JSON strings may not hold raw control characters, so the pattern must name them.
+// eslint-disable-next-line no-control-regex
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const LITERAL = /true|false|null/y;
+
+class Stop extends Error {
+  constructor(
+    readonly offset: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+class Scanner {
+  offset = 0;
+  constructor(private readonly text: string) {}
+
+  skipWhitespace(): void {
+    this.match(WHITESPACE);
+  }
+
+  match(pattern: RegExp): boolean {
+    pattern.lastIndex = this.offset;
+    const found = pattern.exec(this.text);
+    if (found) this.offset += found[0].length;
+    return found !== null;
+  }
+
+  peek(): string | undefined {
+    return this.text[this.offset];
+  }
+
+  fail(expected: string): never {
+    const char = this.peek();
+    const found = char === undefined ? 'the end of the file' : JSON.stringify(char);
+    throw new Stop(this.offset, `expected ${expected}, found ${found}`);
+  }
+
+  expect(char: string, expected: string): void {
+    if (this.peek() !== char) this.fail(expected);
+    this.offset++;
+  }
+}
+
+function value(scanner: Scanner): void {
+  scanner.skipWhitespace();
+  const char = scanner.peek();
+  if (char === '{') return container(scanner, '}', () => member(scanner));
+  if (char === '[') return container(scanner, ']', () => value(scanner));
+  if (!scanner.match(STRING) && !scanner.match(NUMBER) && !scanner.match(LITERAL)) {
+    scanner.fail('a value');
+  }
+}
+
+function member(scanner: Scanner): void {
+  scanner.skipWhitespace();
+  if (!scanner.match(STRING)) scanner.fail('a property name in double quotes');
+  scanner.skipWhitespace();
+  scanner.expect(':', '":"');
+  value(scanner);
+}
+
+function container(scanner: Scanner, close: string, item: () => void): void {
+  scanner.offset++;
+  scanner.skipWhitespace();
+  if (scanner.peek() === close) {
+    scanner.offset++;
+    return;
+  }
+  for (;;) {
+    item();
+    scanner.skipWhitespace();
+    if (scanner.peek() === close) {
+      scanner.offset++;
+      return;
+    }
+    scanner.expect(',', `"," or "${close}"`);
+  }
+}
+
+export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+  const scanner = new Scanner(text);
+  try {
+    value(scanner);
+    scanner.skipWhitespace();
+    if (scanner.peek() !== undefined) scanner.fail('the end of the file');
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    return { offset: error.offset, message: error.message };
+  }
+}

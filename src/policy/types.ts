@@ -1,0 +1,89 @@
+/**
+ * What the policy loader produces: one frozen `LoadedPolicy` merged from the ci-agent policy file
+ * and the Claude Code settings files, each rule and hook remembering the file it came from.
+ */
+import type { HooksConfig } from '../hooks/config.js';
+import type { PermissionMode, PermissionRule } from '../permissions/types.js';
+
+/**
+ * Where a layer came from, in precedence order for scalars (highest first): the ci-agent policy,
+ * `--settings`, `.claude/settings.local.json`, `.claude/settings.json`, `~/.claude/settings.json`.
+ */
+export const SOURCE_KINDS = ['policy', 'flag', 'local', 'project', 'user'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** The text of one file (or `--settings` JSON string) to parse; the core never reads the disk. */
+export interface SourceText {
+  kind: SourceKind;
+  /** How messages and rule sources name it: a project-relative path, an absolute path, or a flag. */
+  path: string;
+  text: string;
+  /** The directory `/path` rule specifiers and relative directories in this source resolve against. */
+  anchorDir: string;
+  /** `~/` in additional directories; absent: `~/` paths are kept as written. */
+  home?: string;
+}
+
+export type AskBehavior = 'allow' | 'deny';
+
+export interface AskResolution {
+  /** What an ask becomes when no per-tool entry applies (DECISIONS #9). */
+  default: AskBehavior;
+  /** Per tool name; look up with `askBehaviorFor`, which checks own properties only. */
+  byTool: Readonly<Record<string, AskBehavior>>;
+}
+
+export interface Limits {
+  maxTurns?: number;
+  maxBudgetUsd?: number;
+  timeoutMinutes?: number;
+}
+
+/** One parsed file, before merging. Settings files leave the policy-only fields empty. */
+export interface PolicyLayer {
+  source: PolicySource;
+  allow: PermissionRule[];
+  deny: PermissionRule[];
+  ask: PermissionRule[];
+  defaultMode?: PermissionMode;
+  /** Absolute paths. */
+  additionalDirectories: string[];
+  hooks: HooksConfig;
+  warnings: string[];
+}
+
+/** The ci-agent policy file adds what only it may say. */
+export interface PolicyFileLayer extends PolicyLayer {
+  askResolution?: Partial<AskResolution>;
+  limits: Limits;
+  passEnv: string[];
+  /** Project-relative settings files to read; undefined: the defaults. */
+  settingsFiles?: string[];
+}
+
+export interface PolicySource {
+  path: string;
+  kind: SourceKind;
+}
+
+export interface LoadedPolicy {
+  /** Every file that contributed, highest precedence first. */
+  sources: readonly PolicySource[];
+  permissions: {
+    allow: readonly PermissionRule[];
+    deny: readonly PermissionRule[];
+    ask: readonly PermissionRule[];
+    defaultMode?: PermissionMode;
+    /** The file that set `defaultMode`, for the log. */
+    defaultModeSource?: string;
+    /** Absolute, without duplicates. */
+    additionalDirectories: readonly string[];
+  };
+  askResolution: AskResolution;
+  hooks: HooksConfig;
+  limits: Readonly<Limits>;
+  /** Secret environment variable names the policy lets through to tools and hooks. */
+  passEnv: readonly string[];
+  /** Ignored keys and entries, each naming the file and where in it. */
+  warnings: readonly string[];
+}
