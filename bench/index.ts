@@ -3,6 +3,7 @@
  * them are written down in docs/BENCHMARKS.md. Run one alone with `npx tsx bench/<name>.ts`.
  */
 import { runCliSessionBench } from './cli-session.js';
+import { runDecisionBench } from './decision.js';
 import { runDispatchBench } from './dispatch.js';
 import { runGrepBench } from './grep.js';
 import { runHooksBench } from './hooks.js';
@@ -13,6 +14,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['dispatch', runDispatchBench],
   ['streaming', runStreamingBench],
   ['cli-session', runCliSessionBench],
+  ['decision', runDecisionBench],
   ['grep', runGrepBench],
   ['hooks', runHooksBench],
 ];
