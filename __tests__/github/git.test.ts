@@ -1,0 +1,118 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  BOT_IDENTITY,
+  checkoutBranch,
+  commitAll,
+  createGit,
+  diffSince,
+  GitError,
+  hasChanges,
+  push,
+} from '../../src/github/git.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function temp(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  dirs.push(dir);
+  return dir;
+}
+
+const sh = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+/** A bare origin with one commit on main, and a clone of it (the runner's checkout). */
+function originAndClone() {
+  const origin = temp('ci-agent-origin-');
+  sh(origin, 'init', '-q', '--bare', '-b', 'main');
+  const clone = temp('ci-agent-clone-');
+  sh(clone, 'init', '-q', '-b', 'main');
+  writeFileSync(join(clone, 'a.txt'), 'one\ntwo\n');
+  sh(clone, 'add', '-A');
+  sh(clone, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'initial');
+  sh(clone, 'remote', 'add', 'origin', origin);
+  sh(clone, 'push', '-q', 'origin', 'main');
+  return { origin, clone };
+}
+
+describe('commitAll', () => {
+  it('commits every change, untracked files included, as the bot', async () => {
+    const { clone } = originAndClone();
+    const git = createGit(clone);
+    await checkoutBranch(git, 'ci-agent/issue-7', 'main');
+    writeFileSync(join(clone, 'a.txt'), 'one\n2\n');
+    writeFileSync(join(clone, 'new.txt'), 'new\n');
+    expect(await hasChanges(git)).toBe(true);
+    const sha = await commitAll(git, 'Fix #7');
+    expect(sha).toMatch(/^[0-9a-f]{40}$/);
+    expect(sh(clone, 'log', '-1', '--format=%an <%ae>|%cn|%s')).toBe(
+      `${BOT_IDENTITY.name} <${BOT_IDENTITY.email}>|${BOT_IDENTITY.name}|Fix #7`,
+    );
+    expect(sh(clone, 'branch', '--show-current')).toBe('ci-agent/issue-7');
+    expect(await hasChanges(git)).toBe(false);
+  });
+
+  it('returns undefined and commits nothing when nothing changed', async () => {
+    const { clone } = originAndClone();
+    const head = sh(clone, 'rev-parse', 'HEAD');
+    expect(await commitAll(createGit(clone), 'nothing')).toBeUndefined();
+    expect(sh(clone, 'rev-parse', 'HEAD')).toBe(head);
+  });
+});
+
+describe('push', () => {
+  it('pushes the branch to origin', async () => {
+    const { origin, clone } = originAndClone();
+    const git = createGit(clone);
+    await checkoutBranch(git, 'ci-agent/issue-7', 'main');
+    writeFileSync(join(clone, 'a.txt'), 'changed\n');
+    const sha = await commitAll(git, 'change');
+    await push(git, { branch: 'ci-agent/issue-7', token: 'ghs_secret' });
+    expect(sh(origin, 'rev-parse', 'refs/heads/ci-agent/issue-7')).toBe(sha);
+    expect(sh(clone, 'config', '--list')).not.toContain('extraheader');
+  });
+
+  it('fails with a GitError when the push is rejected, and the commit stays', async () => {
+    const { origin, clone } = originAndClone();
+    const hook = join(origin, 'hooks', 'pre-receive');
+    writeFileSync(hook, '#!/bin/sh\necho "protected branch" >&2\nexit 1\n');
+    chmodSync(hook, 0o755);
+    const git = createGit(clone);
+    writeFileSync(join(clone, 'a.txt'), 'changed\n');
+    const sha = await commitAll(git, 'change');
+    const error = await push(git, { branch: 'main', token: 'ghs_secret' }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(GitError);
+    expect((error as GitError).message).toContain('protected branch');
+    const basic = Buffer.from('x-access-token:ghs_secret').toString('base64');
+    expect((error as GitError).message).not.toContain(basic);
+    expect((error as GitError).args.join(' ')).not.toContain(basic);
+    expect((error as GitError).message).toContain('AUTHORIZATION: basic ***');
+    expect(sh(clone, 'rev-parse', 'HEAD')).toBe(sha);
+  });
+});
+
+describe('diffSince', () => {
+  it('gives the patch and per-file line counts', async () => {
+    const { clone } = originAndClone();
+    const git = createGit(clone);
+    const base = sh(clone, 'rev-parse', 'HEAD');
+    writeFileSync(join(clone, 'a.txt'), 'one\nTWO\nthree\n');
+    writeFileSync(join(clone, 'b.txt'), 'b\n');
+    await commitAll(git, 'edit');
+    const { patch, files } = await diffSince(git, base, 'HEAD');
+    expect(patch).toContain('-two\n+TWO\n+three\n');
+    expect(files).toEqual([
+      { path: 'a.txt', added: 2, removed: 1 },
+      { path: 'b.txt', added: 1, removed: 0 },
+    ]);
+  });
+});

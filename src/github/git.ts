@@ -1,0 +1,159 @@
+/**
+ * The git side of a run: a branch to work on, one commit with the bot identity, a push with the
+ * token, the final diff. Side effects go through the `Git` interface so tests can use real
+ * repositories in temp dirs, and a failed push never drops the work: the commit stays in the
+ * checkout and the caller writes it out as a patch for the artifact and the comment.
+ */
+import { execFile } from 'node:child_process';
+
+export interface GitIdentity {
+  name: string;
+  email: string;
+}
+
+/** The identity GitHub shows for commits made with the workflow's token. */
+export const BOT_IDENTITY: GitIdentity = {
+  name: 'github-actions[bot]',
+  email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+
+export class GitError extends Error {
+  override readonly name = 'GitError';
+  readonly args: readonly string[];
+  constructor(
+    args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    // The push credentials travel as a -c argument; they must not travel on in an error message.
+    const shown = args.map((arg) => arg.replace(/(extraheader=AUTHORIZATION: \w+ ).*/i, '$1***'));
+    const lines = stderr
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
+    super(`git ${shown.join(' ')} failed (exit ${exitCode}): ${lines.slice(-6).join(' | ')}`);
+    this.args = shown;
+  }
+}
+
+export interface Git {
+  /** Runs git in the checkout; throws GitError on a non-zero exit. */
+  run(args: readonly string[], options?: { env?: Record<string, string> }): Promise<string>;
+}
+
+export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env): Git {
+  return {
+    run: (args, options = {}) =>
+      new Promise((resolve, reject) => {
+        execFile(
+          'git',
+          [...args],
+          {
+            cwd,
+            env: { ...baseEnv, GIT_TERMINAL_PROMPT: '0', ...options.env },
+            maxBuffer: 64 * 1024 * 1024,
+          },
+          (error, stdout, stderr) => {
+            if (error) {
+              const code = typeof error.code === 'number' ? error.code : null;
+              reject(new GitError(args, code, stderr));
+            } else resolve(stdout);
+          },
+        );
+      }),
+  };
+}
+
+/** Starts (or resets) `branch` at `base` and checks it out. */
+export async function checkoutBranch(git: Git, branch: string, base: string): Promise<void> {
+  await git.run(['checkout', '-B', branch, base]);
+}
+
+/** Whether the working tree differs from HEAD, untracked files included. */
+export async function hasChanges(git: Git): Promise<boolean> {
+  return (await git.run(['status', '--porcelain'])).trim() !== '';
+}
+
+/** Stages everything and commits it; returns the new commit's sha, or undefined if nothing changed. */
+export async function commitAll(
+  git: Git,
+  message: string,
+  identity: GitIdentity = BOT_IDENTITY,
+): Promise<string | undefined> {
+  if (!(await hasChanges(git))) return undefined;
+  await git.run(['add', '-A']);
+  await git.run(
+    [
+      '-c',
+      `user.name=${identity.name}`,
+      '-c',
+      `user.email=${identity.email}`,
+      'commit',
+      '-q',
+      '--no-verify',
+      '-m',
+      message,
+    ],
+    {
+      env: {
+        GIT_AUTHOR_NAME: identity.name,
+        GIT_AUTHOR_EMAIL: identity.email,
+        GIT_COMMITTER_NAME: identity.name,
+        GIT_COMMITTER_EMAIL: identity.email,
+      },
+    },
+  );
+  return (await git.run(['rev-parse', 'HEAD'])).trim();
+}
+
+/**
+ * Pushes `branch` to `remote`. With a token, authenticates the way actions/checkout does: an
+ * `http.extraheader` given on the command line only, never written to the config, so the token
+ * does not outlive the command or reach the agent's tools.
+ */
+export async function push(
+  git: Git,
+  options: { remote?: string; branch: string; token?: string; serverUrl?: string; force?: boolean },
+): Promise<void> {
+  const remote = options.remote ?? 'origin';
+  const auth: string[] = [];
+  if (options.token) {
+    const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
+    const server = (options.serverUrl ?? 'https://github.com').replace(/\/$/, '');
+    auth.push('-c', `http.${server}/.extraheader=AUTHORIZATION: basic ${basic}`);
+  }
+  await git.run([
+    ...auth,
+    'push',
+    ...(options.force ? ['--force'] : []),
+    remote,
+    `HEAD:refs/heads/${options.branch}`,
+  ]);
+}
+
+export interface FileChange {
+  path: string;
+  added: number;
+  removed: number;
+}
+
+/** The diff of `from` against the working tree (or `to`), and its per-file counts. */
+export async function diffSince(
+  git: Git,
+  from: string,
+  to?: string,
+): Promise<{ patch: string; files: FileChange[] }> {
+  const range = to ? [from, to] : [from];
+  const [patch, numstat] = await Promise.all([
+    git.run(['diff', '--no-color', '--binary', ...range]),
+    git.run(['diff', '--numstat', ...range]),
+  ]);
+  const files = numstat
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [added, removed, ...path] = line.split('\t');
+      return { path: path.join('\t'), added: Number(added) || 0, removed: Number(removed) || 0 };
+    });
+  return { patch, files };
+}
