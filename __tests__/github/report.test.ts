@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, RunResult } from '../../src/agent/events.js';
+import { ReportCollector } from '../../src/github/report.js';
+import type { ReportContext } from '../../src/github/report-markdown.js';
+import {
+  GITHUB_COMMENT_LIMIT,
+  REPORT_MARKER,
+  renderReport,
+  shortInput,
+} from '../../src/github/report-markdown.js';
+import type { PermissionDecision } from '../../src/permissions/types.js';
+
+const usage = {
+  input_tokens: 1000,
+  output_tokens: 200,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 50,
+};
+const allow: PermissionDecision = {
+  behavior: 'allow',
+  askResolved: false,
+  source: 'default',
+  matchedRules: [],
+  reason: 'read-only call inside the workspace',
+};
+const denyDecision: PermissionDecision = {
+  behavior: 'deny',
+  askResolved: false,
+  source: 'deny-rule',
+  matchedRules: [
+    { text: 'Bash(rm:*)', toolName: 'Bash', content: 'rm:*', source: '.claude/settings.json' },
+  ],
+  reason: "denied by rule 'Bash(rm:*)' (.claude/settings.json)",
+};
+
+function result(overrides: Partial<RunResult> = {}): RunResult {
+  return {
+    subtype: 'success',
+    isError: false,
+    result: 'Fixed it.',
+    numTurns: 2,
+    durationMs: 4321,
+    durationApiMs: 3000,
+    stopReason: 'end_turn',
+    totalCostUsd: 0.0123,
+    usage,
+    modelUsage: {},
+    permissionDenials: [
+      {
+        tool_name: 'Bash',
+        tool_use_id: 't2',
+        tool_input: { command: 'rm -rf build' },
+        reason: denyDecision.reason,
+        rules: ['Bash(rm:*)'],
+      },
+    ],
+    errors: [],
+    ...overrides,
+  };
+}
+
+/** A run as the engine reports it: the Read starts while its message still streams. */
+function events(): AgentEvent[] {
+  return [
+    {
+      type: 'session-start',
+      sessionId: 's',
+      cwd: '/w',
+      model: 'claude-sonnet-5-5',
+      tools: ['Read', 'Bash'],
+      permissionMode: 'default',
+    },
+    { type: 'tool-call-start', toolUseId: 't1', toolName: 'Read', input: { file_path: '/w/a.ts' } },
+    {
+      type: 'permission-decision',
+      toolUseId: 't1',
+      toolName: 'Read',
+      input: { file_path: '/w/a.ts' },
+      decision: allow,
+    },
+    {
+      type: 'tool-result',
+      toolUseId: 't1',
+      toolName: 'Read',
+      result: { type: 'tool_result', tool_use_id: 't1', content: '1\tx' },
+      structured: {},
+      durationMs: 3.4,
+      stage: 'completed',
+    },
+    {
+      type: 'assistant-message',
+      messageId: 'm1',
+      model: 'claude-sonnet-5-5',
+      message: {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 't1', name: 'Read', input: { file_path: '/w/a.ts' } },
+          { type: 'tool_use', id: 't2', name: 'Bash', input: { command: 'rm -rf build' } },
+        ],
+      },
+      stopReason: 'tool_use',
+      usage,
+    },
+    {
+      type: 'permission-decision',
+      toolUseId: 't2',
+      toolName: 'Bash',
+      input: { command: 'rm -rf build' },
+      decision: denyDecision,
+    },
+    {
+      type: 'tool-result',
+      toolUseId: 't2',
+      toolName: 'Bash',
+      result: { type: 'tool_result', tool_use_id: 't2', content: 'denied', is_error: true },
+      structured: undefined,
+      durationMs: 0.2,
+      stage: 'permission',
+    },
+    {
+      type: 'hook-run',
+      toolUseId: 't2',
+      run: {
+        event: 'PreToolUse',
+        matcher: 'Bash',
+        command: './guard.sh',
+        exitCode: 127,
+        durationMs: 5,
+        error: 'command not found',
+      },
+    },
+    {
+      type: 'assistant-message',
+      messageId: 'm2',
+      model: 'claude-sonnet-5-5',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Fixed it.' }] },
+      stopReason: 'end_turn',
+      usage,
+    },
+    { type: 'result', result: result() },
+  ];
+}
+
+function collect(list: AgentEvent[] = events()) {
+  const collector = new ReportCollector();
+  for (const event of list) collector.handle(event);
+  return collector.report;
+}
+
+const context: ReportContext = {
+  conclusion: 'success',
+  headline: 'Fixed the failing test; PR #12 is ready for review',
+  files: [{ path: 'src/a.ts', added: 2, removed: 1 }],
+  diff: 'diff --git a/src/a.ts b/src/a.ts\n-old\n+new\n+more\n',
+  runUrl: 'https://github.com/o/r/actions/runs/1',
+  artifactName: 'ci-agent-log',
+  branch: 'ci-agent/issue-12',
+  prNumber: 12,
+};
+
+describe('ReportCollector', () => {
+  it('records each call once, in the turn whose message carried it, with its decision and timing', () => {
+    const report = collect();
+    expect(report.calls).toEqual([
+      {
+        turn: 1,
+        toolUseId: 't1',
+        toolName: 'Read',
+        input: { file_path: '/w/a.ts' },
+        decision: 'allow',
+        decisionReason: 'read-only call inside the workspace',
+        durationMs: 3.4,
+        isError: false,
+        stage: 'completed',
+      },
+      {
+        turn: 1,
+        toolUseId: 't2',
+        toolName: 'Bash',
+        input: { command: 'rm -rf build' },
+        decision: 'deny',
+        decisionReason: denyDecision.reason,
+        durationMs: 0.2,
+        isError: true,
+        stage: 'permission',
+      },
+    ]);
+    expect(report.lastText).toBe('Fixed it.');
+    expect(report.hookRuns).toHaveLength(1);
+    expect(report.denials[0]?.rules).toEqual(['Bash(rm:*)']);
+  });
+
+  it('keeps what it saw when the run is cut short (no result yet)', () => {
+    const report = collect(events().slice(0, 4));
+    expect(report.result).toBeUndefined();
+    expect(report.calls).toHaveLength(1);
+    const text = renderReport(report, {
+      ...context,
+      conclusion: 'cancelled',
+      headline: 'Stopped',
+      partial: true,
+    });
+    expect(text).toContain('The run was stopped before it finished');
+    expect(text).toContain('1 tool calls so far');
+  });
+});
+
+describe('renderReport', () => {
+  it('puts the marker and the outcome first, then changes, diff, denials, tool log, hooks', () => {
+    const text = renderReport(collect(), context);
+    expect(text.startsWith(`${REPORT_MARKER}\n\n### ✅ ci-agent: Fixed the failing test`)).toBe(
+      true,
+    );
+    const order = [
+      '2 turns',
+      '| `src/a.ts` | +2 | −1 |',
+      '```diff',
+      '**Denied calls (1)**',
+      'Tool log (2 calls)',
+      'Hook runs (1, 1 failed)',
+    ].map((needle) => text.indexOf(needle));
+    expect(order.every((position) => position > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toContain(
+      "| 2 | 1 | Bash | rm -rf build | deny | denied by rule 'Bash(rm:*)' (.claude/settings.json) |",
+    );
+    expect(text).toContain('1,250 tokens · $0.0123 · 4.3 s');
+    expect(text).toContain('`ci-agent-log` artifact');
+  });
+
+  it('uses a longer fence when the diff contains backticks', () => {
+    const text = renderReport(collect(), { ...context, diff: '+```js\n+code\n+```\n' });
+    expect(text).toContain('````diff\n+```js');
+  });
+
+  it('cuts the diff first to fit the comment limit, and says where the whole patch is', () => {
+    const diff = `${'+x'.repeat(50_000)}\n`;
+    const text = renderReport(collect(), { ...context, diff });
+    expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(text).toMatch(
+      /diff cut after [\d,]+ of 100,001 characters: the whole patch is in the `ci-agent-log` artifact/,
+    );
+    expect(text).toContain('Tool log (2 calls)');
+  });
+
+  it('cuts the tool log when it alone is too long, keeping the first and last calls', () => {
+    const many: AgentEvent[] = [];
+    for (let index = 0; index < 3_000; index++) {
+      many.push({
+        type: 'tool-call-start',
+        toolUseId: `t${index}`,
+        toolName: 'Read',
+        input: { file_path: `/w/${'f'.repeat(60)}${index}` },
+      });
+    }
+    const text = renderReport(collect(many), { ...context, diff: '', files: [] });
+    expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
+    expect(text).toMatch(/calls not shown: the whole tool log is in the `ci-agent-log` artifact/);
+    expect(text).toContain(`/w/${'f'.repeat(60)}0`);
+    expect(text).toContain(`/w/${'f'.repeat(60)}2999`.slice(0, 90));
+  });
+
+  it('masks secrets everywhere in the text', () => {
+    const report = collect();
+    report.lastText = 'the key is sk-ant-secret-123';
+    const text = renderReport(report, context, {
+      mask: (value) => value.replaceAll('sk-ant-secret-123', '***'),
+    });
+    expect(text).not.toContain('sk-ant-secret-123');
+    expect(text).toContain('the key is ***');
+  });
+
+  it('keeps table cells on one line and escapes pipes', () => {
+    const report = collect();
+    report.calls[0]!.input = { command: 'a | b\nc' };
+    expect(renderReport(report, context)).toContain('| a \\| b c |');
+  });
+});
+
+describe('shortInput', () => {
+  it.each([
+    [{ command: 'npm test' }, 'npm test'],
+    [{ file_path: '/w/a.ts', offset: 3 }, '/w/a.ts'],
+    [{ pattern: 'TODO', path: 'src' }, 'TODO'],
+    [{ other: 1 }, '{"other":1}'],
+    [undefined, ''],
+  ])('%j → %s', (input, expected) => {
+    expect(shortInput(input)).toBe(expected);
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * The run report as Markdown, for the one PR comment and the job summary. Outcome first, then
+ * what changed, the diff, every denial with its rule, the tool log, hook runs, and the numbers.
+ *
+ * It always fits GitHub's comment limit: when it would not, the diff is cut first, then the tool
+ * log (first and last rows kept), and each cut says so and names the artifact with the whole.
+ * Secrets are masked in the final text.
+ */
+import type { FileChange } from './git.js';
+import type { RunReport, ToolCallEntry } from './report.js';
+
+/** Finds the comment again on the next run (one comment per PR or issue). */
+export const REPORT_MARKER = '<!-- ci-agent:report -->';
+/** GitHub rejects issue comments longer than this many characters. */
+export const GITHUB_COMMENT_LIMIT = 65_536;
+
+export type Conclusion =
+  'success' | 'no-changes' | 'tests-pass' | 'failed' | 'denied' | 'limit' | 'cancelled' | 'working';
+
+export interface ReportContext {
+  conclusion: Conclusion;
+  /** One sentence: what happened, or why it failed. */
+  headline: string;
+  files: readonly FileChange[];
+  diff: string;
+  runUrl?: string;
+  artifactName?: string;
+  branch?: string;
+  prNumber?: number;
+  commitSha?: string;
+  /** The run was stopped before the end: the report shows what happened until then. */
+  partial?: boolean;
+}
+
+export interface RenderOptions {
+  limit?: number;
+  mask?: (text: string) => string;
+}
+
+const ICONS: Record<Conclusion, string> = {
+  success: '✅',
+  'no-changes': '➖',
+  'tests-pass': '✅',
+  failed: '❌',
+  denied: '⛔',
+  limit: '⏱️',
+  cancelled: '🛑',
+  working: '⏳',
+};
+
+export function renderReport(
+  report: RunReport,
+  context: ReportContext,
+  options: RenderOptions = {},
+): string {
+  const limit = options.limit ?? GITHUB_COMMENT_LIMIT;
+  const mask = options.mask ?? ((text: string) => text);
+  const artifact = context.artifactName
+    ? `the \`${context.artifactName}\` artifact`
+    : 'the run’s artifacts';
+  // Try the full report, then with the diff cut, then with the tool log cut as well.
+  for (const [diffBudget, rowBudget] of [
+    [Infinity, Infinity],
+    [Math.floor(limit / 3), Infinity],
+    [Math.floor(limit / 4), 60],
+    [0, 20],
+    [0, 4],
+  ] as const) {
+    const text = mask(compose(report, context, artifact, diffBudget, rowBudget));
+    if (text.length <= limit) return text;
+  }
+  const minimal = mask(
+    compose(report, { ...context, files: context.files.slice(0, 20) }, artifact, 0, 0),
+  );
+  return minimal.length <= limit
+    ? minimal
+    : `${minimal.slice(0, limit - 200)}\n\n… (cut to fit; the whole report is in ${artifact})\n`;
+}
+
+function compose(
+  report: RunReport,
+  context: ReportContext,
+  artifact: string,
+  diffBudget: number,
+  rowBudget: number,
+): string {
+  const parts = [REPORT_MARKER, heading(report, context), numbers(report)];
+  if (context.partial)
+    parts.push(
+      `> The run was stopped before it finished: this report shows what happened until then.`,
+    );
+  if (report.lastText) parts.push(quote(report.lastText));
+  if (context.files.length > 0)
+    parts.push(filesTable(context.files), diffBlock(context, diffBudget, artifact));
+  if (report.denials.length > 0) parts.push(denials(report));
+  if (report.calls.length > 0) parts.push(toolLog(report.calls, rowBudget, artifact));
+  if (report.hookRuns.length > 0) parts.push(hookRuns(report, rowBudget));
+  parts.push(footer(context, artifact));
+  return `${parts.join('\n\n')}\n`;
+}
+
+function heading(report: RunReport, context: ReportContext): string {
+  const where = [
+    context.branch ? `branch \`${context.branch}\`` : undefined,
+    context.prNumber ? `PR #${context.prNumber}` : undefined,
+    context.commitSha ? `commit ${context.commitSha.slice(0, 7)}` : undefined,
+  ].filter(Boolean);
+  const line = `### ${ICONS[context.conclusion]} ci-agent: ${cell(context.headline, 300)}`;
+  return where.length > 0 ? `${line}\n\n${where.join(' · ')}` : line;
+}
+
+function numbers(report: RunReport): string {
+  const result = report.result;
+  if (!result)
+    return `Model: ${report.model ?? 'unknown'} · ${report.calls.length} tool calls so far`;
+  const tokens =
+    result.usage.input_tokens +
+    result.usage.output_tokens +
+    result.usage.cache_read_input_tokens +
+    result.usage.cache_creation_input_tokens;
+  return [
+    `${result.numTurns} turns`,
+    `${report.calls.length} tool calls`,
+    `${tokens.toLocaleString('en-US')} tokens`,
+    `$${result.totalCostUsd.toFixed(4)}`,
+    `${(result.durationMs / 1000).toFixed(1)} s`,
+    `model ${report.model ?? Object.keys(result.modelUsage).join(', ')}`,
+  ].join(' · ');
+}
+
+function quote(text: string): string {
+  const shown = text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text;
+  return shown
+    .split('\n')
+    .map((line) => `> ${line}`)
+    .join('\n');
+}
+
+function filesTable(files: readonly FileChange[]): string {
+  const rows = files.map(
+    (file) => `| \`${cell(file.path, 200)}\` | +${file.added} | −${file.removed} |`,
+  );
+  return ['| file | added | removed |', '|---|---:|---:|', ...rows].join('\n');
+}
+
+function diffBlock(context: ReportContext, budget: number, artifact: string): string {
+  const added = context.files.reduce((sum, file) => sum + file.added, 0);
+  const removed = context.files.reduce((sum, file) => sum + file.removed, 0);
+  const summary = `<summary>Diff: ${context.files.length} file${context.files.length === 1 ? '' : 's'}, +${added} −${removed}</summary>`;
+  if (budget <= 0) {
+    return `<details>${summary}\n\nThe diff (${context.diff.length.toLocaleString('en-US')} characters) is too large for this comment: the whole patch is in ${artifact}.\n</details>`;
+  }
+  let diff = context.diff;
+  let note = '';
+  if (diff.length > budget) {
+    diff = diff.slice(0, budget);
+    note = `\n… diff cut after ${budget.toLocaleString('en-US')} of ${context.diff.length.toLocaleString('en-US')} characters: the whole patch is in ${artifact}.\n`;
+  }
+  const fence = '`'.repeat(Math.max(3, longestRun(diff, '`') + 1));
+  return `<details>${summary}\n\n${fence}diff\n${diff.endsWith('\n') ? diff : `${diff}\n`}${fence}\n${note}</details>`;
+}
+
+function denials(report: RunReport): string {
+  const rows = report.denials.map(
+    (denial) =>
+      `- \`${cell(denial.tool_name, 80)}\` ${cell(shortInput(denial.tool_input), 120)} — ${cell(denial.reason, 400)}`,
+  );
+  return [`**Denied calls (${report.denials.length})**`, '', ...rows].join('\n');
+}
+
+function toolLog(calls: readonly ToolCallEntry[], budget: number, artifact: string): string {
+  const header = [
+    '| # | turn | tool | called with | decision | why | ms | result |',
+    '|---:|---:|---|---|---|---|---:|---|',
+  ];
+  const row = (call: ToolCallEntry, index: number) =>
+    `| ${index + 1} | ${call.turn} | ${cell(call.toolName, 60)} | ${cell(shortInput(call.input), 100)} | ${call.decision ?? '—'} | ${cell(call.decisionReason ?? call.stage ?? '', 160)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${call.isError === undefined ? '…' : call.isError ? 'error' : 'ok'} |`;
+  let rows = calls.map(row);
+  if (rows.length > budget) {
+    const head = Math.ceil(budget / 2);
+    const tail = Math.floor(budget / 2);
+    rows = [
+      ...rows.slice(0, head),
+      `| | | | … ${calls.length - head - tail} calls not shown: the whole tool log is in ${artifact} | | | | |`,
+      ...rows.slice(rows.length - tail),
+    ];
+  }
+  return `<details open><summary>Tool log (${calls.length} calls)</summary>\n\n${[...header, ...rows].join('\n')}\n\n</details>`;
+}
+
+function hookRuns(report: RunReport, budget: number): string {
+  const failed = report.hookRuns.filter((run) => run.error !== undefined);
+  const runs = report.hookRuns.slice(0, Math.max(budget, failed.length === 0 ? 0 : 1));
+  const rows = runs.map(
+    (run) =>
+      `| ${run.event} | ${cell(run.matcher || '*', 40)} | \`${cell(run.command, 80)}\` | ${run.exitCode ?? '—'} | ${Math.round(run.durationMs)} | ${cell(run.decision ?? '', 20)} | ${cell(run.error ?? '', 160)} |`,
+  );
+  const title = `Hook runs (${report.hookRuns.length}${failed.length > 0 ? `, ${failed.length} failed` : ''})`;
+  return `<details${failed.length > 0 ? ' open' : ''}><summary>${title}</summary>\n\n| event | matcher | command | exit | ms | decision | error |\n|---|---|---|---:|---:|---|---|\n${rows.join('\n')}\n\n</details>`;
+}
+
+function footer(context: ReportContext, artifact: string): string {
+  const bits = [
+    context.runUrl ? `[the workflow run](${context.runUrl})` : undefined,
+    `the full tool log and transcript: ${artifact}`,
+  ];
+  return `<sub>${bits.filter(Boolean).join(' · ')}</sub>`;
+}
+
+/** A single line of input, shortened: what the call was about. */
+export function shortInput(input: unknown): string {
+  if (input === undefined) return '';
+  if (input !== null && typeof input === 'object') {
+    const record = input as Record<string, unknown>;
+    for (const key of ['command', 'file_path', 'pattern', 'url', 'query', 'path']) {
+      const value = record[key];
+      if (typeof value === 'string') return value;
+    }
+  }
+  return JSON.stringify(input) ?? '';
+}
+
+/** Text safe inside one Markdown table cell. */
+function cell(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return short.replace(/\|/g, '\\|').replace(/</g, '&lt;');
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let current = 0;
+  for (const c of text) {
+    current = c === char ? current + 1 : 0;
+    longest = Math.max(longest, current);
+  }
+  return longest;
+}

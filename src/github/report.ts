@@ -1,0 +1,102 @@
+/**
+ * What a run did, collected from its events as they happen, for the PR comment and the job
+ * summary. The collector is an event sink: a run killed half-way still has everything up to the
+ * kill, so the partial report can be posted.
+ */
+import type { AgentEvent, PermissionDenial, RunResult } from '../agent/events.js';
+import type { HookRunRecord } from '../hooks/types.js';
+
+export interface ToolCallEntry {
+  turn: number;
+  toolUseId: string;
+  toolName: string;
+  input: unknown;
+  /** allow / deny, or undefined when the call failed before the permission stage. */
+  decision?: 'allow' | 'deny';
+  /** The rule, hook or default behind the decision, in words. */
+  decisionReason?: string;
+  durationMs?: number;
+  isError?: boolean;
+  /** Pipeline stage the call ended in (schema, validation, permission, call, completed, …). */
+  stage?: string;
+}
+
+export interface RunReport {
+  model?: string;
+  calls: ToolCallEntry[];
+  denials: PermissionDenial[];
+  hookRuns: HookRunRecord[];
+  /** The last text the model wrote. */
+  lastText: string;
+  result?: RunResult;
+}
+
+export class ReportCollector {
+  readonly report: RunReport = { calls: [], denials: [], hookRuns: [], lastText: '' };
+  private turn = 0;
+  private readonly byId = new Map<string, ToolCallEntry>();
+
+  /** The event sink to give the session. */
+  readonly handle = (event: AgentEvent): void => {
+    switch (event.type) {
+      case 'session-start':
+        this.report.model = event.model;
+        return;
+      case 'assistant-message': {
+        this.turn++;
+        const text = event.message.content
+          .filter((block) => block.type === 'text')
+          .map((block) => block.text)
+          .join('')
+          .trim();
+        if (text) this.report.lastText = text;
+        for (const block of event.message.content) {
+          if (block.type === 'tool_use')
+            this.entry(block.id, block.name, this.turn).input ??= block.input;
+        }
+        return;
+      }
+      case 'tool-call-start':
+        this.entry(event.toolUseId, event.toolName).input = event.input;
+        return;
+      case 'permission-decision': {
+        const entry = this.entry(event.toolUseId, event.toolName);
+        entry.input = event.input;
+        entry.decision = event.decision.behavior;
+        entry.decisionReason = event.decision.reason;
+        return;
+      }
+      case 'tool-result': {
+        const entry = this.entry(event.toolUseId, event.toolName);
+        entry.durationMs = event.durationMs;
+        entry.isError = event.result.is_error === true;
+        entry.stage = event.stage;
+        return;
+      }
+      case 'hook-run':
+        this.report.hookRuns.push(event.run);
+        return;
+      case 'result':
+        this.report.result = event.result;
+        this.report.denials = event.result.permissionDenials;
+        return;
+      case 'tool-progress':
+      case 'tool-results-message':
+        return;
+    }
+  };
+
+  /**
+   * Tool calls start while their message still streams, so a call is usually seen before the
+   * message that carries it is complete: it belongs to the turn in flight.
+   */
+  private entry(toolUseId: string, toolName: string, turn = this.turn + 1): ToolCallEntry {
+    let entry = this.byId.get(toolUseId);
+    if (!entry) {
+      entry = { turn, toolUseId, toolName, input: undefined };
+      this.byId.set(toolUseId, entry);
+      this.report.calls.push(entry);
+    }
+    return entry;
+  }
+}
