@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildChildEnv, isSecretEnvName } from '../../src/util/child-env.js';
+import { buildChildEnv, isSecretEnvName, secretValues } from '../../src/util/child-env.js';
 
 describe('buildChildEnv', () => {
   const parent = {
@@ -32,4 +32,19 @@ describe('buildChildEnv', () => {
       expect(isSecretEnvName(name)).toBe(true);
     },
   );
+});
+
+describe('secretValues', () => {
+  it('returns the values of the secret-named variables that are set', () => {
+    const env = {
+      PATH: '/bin',
+      ANTHROPIC_API_KEY: 'sk-ant-key',
+      GITHUB_TOKEN: 'ghs_token',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc',
+      GH_TOKEN: '',
+      ANTHROPIC_AUTH_TOKEN: undefined,
+      NPM_TOKEN: 'npm',
+    };
+    expect(secretValues(env).sort()).toEqual(['ghs_token', 'oidc', 'sk-ant-key']);
+  });
 });

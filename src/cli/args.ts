@@ -27,6 +27,10 @@ export interface CliSettings {
   /** `--policy FILE`: the ci-agent policy file instead of .github/ci-agent.yml. */
   policy: string | undefined;
   maxBudgetUsd: number | undefined;
+  /** `--log-file PATH`: the tool log (stream-json lines, appended as they happen). */
+  logFile: string | undefined;
+  /** `--transcript-file PATH`: where the transcript hooks read goes, instead of a temp file. */
+  transcriptFile: string | undefined;
 }
 
 /** A usage mistake: printed as one line with a non-zero exit. */
@@ -74,6 +78,11 @@ export function buildProgram(version: string): Command {
       '--max-budget-usd <usd>',
       'stop before the next request once the run has cost this much',
     )
+    .option('--log-file <path>', 'append the tool log (stream-json lines) to this file')
+    .option(
+      '--transcript-file <path>',
+      'write the transcript hooks get as transcript_path here (default: a temp file)',
+    )
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
     .allowExcessArguments(false);
@@ -94,6 +103,8 @@ interface RawOptions {
   settings?: string[];
   policy?: string;
   maxBudgetUsd?: string;
+  logFile?: string;
+  transcriptFile?: string;
 }
 
 /** Parses argv (without node and the script); throws UsageError with one clear line. */
@@ -150,5 +161,7 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     settings: raw.settings ?? [],
     policy: raw.policy,
     maxBudgetUsd,
+    logFile: raw.logFile,
+    transcriptFile: raw.transcriptFile,
   });
 }

@@ -3,16 +3,30 @@
  * into an exit code: usage and setup errors print one line on stderr and exit 1; a run that
  * ends in an error result exits 1; SIGINT/SIGTERM stop the run (tools and their process groups
  * are aborted) and exit 130/143 after the result is written.
+ *
+ * Every line the run produces goes, masked, to stdout (in the chosen format), to the tool log
+ * (`--log-file`) and, when a hook could read it, to the transcript (`--transcript-file`, else a
+ * temp file removed when the run ends) as it happens.
  */
-import { realpathSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { runSession } from '../agent/session.js';
+import type { HooksConfig } from '../hooks/config.js';
+import { createSecretMasker } from '../log/secret-masker.js';
+import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
+import { openToolLog, openTranscript } from '../log/tool-log.js';
+import type { NdjsonFile } from '../log/tool-log.js';
 import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
 import type { ModelClient } from '../model/model-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { parseRule } from '../permissions/rules.js';
 import { loadPolicy } from '../policy/load-policy.js';
+import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
+import type { CliSettings } from './args.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
 
 export interface CliIo {
@@ -29,12 +43,15 @@ export interface CliIo {
 }
 
 export async function main(io: CliIo): Promise<number> {
+  // Known secrets never reach stdout, stderr or the files (DECISIONS #16).
+  const masker = createSecretMasker(secretValues(io.env));
+  const stderr = (text: string) => io.stderr(masker.mask(text));
   let settings;
   try {
     settings = parseCli(io.argv, CI_AGENT_VERSION);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr(`Error: ${error.message}\n`);
+      stderr(`Error: ${error.message}\n`);
       return 1;
     }
     throw error;
@@ -43,7 +60,7 @@ export async function main(io: CliIo): Promise<number> {
 
   const prompt = settings.prompt ?? (await io.readStdin())?.trim();
   if (!prompt) {
-    io.stderr('Error: no prompt: pass it with -p "…", as an argument, or on standard input\n');
+    stderr('Error: no prompt: pass it with -p "…", as an argument, or on standard input\n');
     return 1;
   }
 
@@ -51,7 +68,7 @@ export async function main(io: CliIo): Promise<number> {
   if (!modelClient) {
     const options = anthropicOptionsFromEnv(io.env);
     if (!options.apiKey) {
-      io.stderr(
+      stderr(
         'Error: ANTHROPIC_API_KEY is not set: export your Anthropic API key (and ANTHROPIC_BASE_URL for another endpoint)\n',
       );
       return 1;
@@ -60,8 +77,12 @@ export async function main(io: CliIo): Promise<number> {
   }
 
   const renderer = new OutputRenderer(settings.outputFormat, settings.verbose, io.stdout);
+  const sessionId = randomUUID();
+  const files: NdjsonFile[] = [];
+  let temporaryTranscript: string | undefined;
   try {
     const projectDir = realpathSync(io.cwd);
+    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile)));
     const policy = await loadPolicy({
       projectDir,
       cwd: projectDir,
@@ -69,10 +90,14 @@ export async function main(io: CliIo): Promise<number> {
       settingsArgs: settings.settings,
       home: io.env.HOME,
     });
-    for (const warning of policy.warnings) io.stderr(`Warning: ${warning}\n`);
+    for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
     const flagRules = (texts: readonly string[], source: string) =>
       texts.map((text) => ({ ...parseRule(text, source), anchorDir: projectDir }));
     const limits = policy.limits;
+    const transcriptPath = transcriptPathOf(settings, policy.hooks, sessionId, io);
+    if (transcriptPath && !settings.transcriptFile) temporaryTranscript = transcriptPath;
+    if (transcriptPath) files.push(openTranscript(transcriptPath, { sessionId, prompt, masker }));
+    const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const result = await runSession({
       prompt,
       cwd: projectDir,
@@ -91,19 +116,45 @@ export async function main(io: CliIo): Promise<number> {
       askDefaultByTool: policy.askResolution.byTool,
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
+      transcriptPath,
       passEnv: policy.passEnv,
       maxTurns: settings.maxTurns ?? limits.maxTurns,
       maxBudgetUsd: settings.maxBudgetUsd ?? limits.maxBudgetUsd,
       timeoutMs: limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,
       appendSystemPrompt: settings.appendSystemPrompt,
       env: io.env,
-      events: (event) => renderer.handle(event),
+      events: streamJsonSink(mapper, [renderer.accept, ...files.map((file) => file.write)]),
       signal: io.signal,
+      sessionId,
     });
     return result.isError ? 1 : 0;
   } catch (error) {
     // Setup failures (a bad rule, a missing --add-dir) and anything unexpected: one line.
-    io.stderr(`Error: ${errorMessage(error)}\n`);
+    stderr(`Error: ${errorMessage(error)}\n`);
     return 1;
+  } finally {
+    for (const file of files) {
+      file.close();
+      if (file.error) stderr(`Warning: ${file.error.message}\n`);
+    }
+    // Only the hooks knew its path, and they have all run.
+    if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
   }
+}
+
+/**
+ * Where the transcript goes: `--transcript-file`, else — only when a hook could read it — a
+ * temp file. Never under the user's home (Claude Code's `~/.claude/projects/`): a CI tool has
+ * no business there. `RUNNER_TEMP` first: the runner empties it after each job, so even a killed
+ * run leaves nothing behind.
+ */
+function transcriptPathOf(
+  settings: CliSettings,
+  hooks: HooksConfig,
+  sessionId: string,
+  io: CliIo,
+): string | undefined {
+  if (settings.transcriptFile) return resolve(io.cwd, settings.transcriptFile);
+  if (!Object.values(hooks).some((groups) => groups.length > 0)) return undefined;
+  return join(io.env.RUNNER_TEMP || tmpdir(), `ci-agent-${sessionId}.jsonl`);
 }

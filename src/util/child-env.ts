@@ -37,3 +37,10 @@ export function buildChildEnv(
   }
   return env;
 }
+
+/** The values of the secret-named variables set in `env`: what logs and comments must mask. */
+export function secretValues(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => value !== undefined && value !== '' && isSecretEnvName(name))
+    .map(([, value]) => value ?? '');
+}

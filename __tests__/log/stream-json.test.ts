@@ -1,0 +1,263 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
+import type { StreamJsonLine } from '../../src/log/stream-json.js';
+import { StreamJsonMapper, resultLine, streamJsonSink } from '../../src/log/stream-json.js';
+import {
+  SESSION_ID,
+  assistantMessage,
+  hookRun,
+  permissionDecision,
+  resultEvent,
+  runResult,
+  sessionStart,
+  toolResult,
+  toolResultsMessage,
+} from './events.js';
+
+function mapAll(events: AgentEvent[], mapper = new StreamJsonMapper({ version: '9.9.9' })) {
+  return events.flatMap((event) => mapper.map(event));
+}
+
+const kinds = (lines: StreamJsonLine[]) =>
+  lines.map((line) => [line.type, line.subtype].filter(Boolean).join('/'));
+
+describe('StreamJsonMapper', () => {
+  it('maps a run to Claude Code’s shapes plus our audit lines, in event order', () => {
+    const lines = mapAll([
+      sessionStart,
+      assistantMessage('Reading.', [['toolu_1', 'Read', { file_path: '/repo/a' }]]),
+      { type: 'tool-call-start', toolUseId: 'toolu_1', toolName: 'Read', input: {} },
+      { type: 'tool-progress', toolUseId: 'toolu_1', toolName: 'Read', message: '…' },
+      permissionDecision('toolu_1', 'Read', 'allow'),
+      toolResult('toolu_1', 'one\n'),
+      toolResultsMessage(['toolu_1', 'one\n']),
+      resultEvent(),
+    ]);
+    expect(kinds(lines)).toEqual([
+      'system/init',
+      'assistant',
+      'system/permission_decision',
+      'system/tool_call_end',
+      'user',
+      'result/success',
+    ]);
+    for (const line of lines) {
+      expect(line.session_id).toBe(SESSION_ID);
+      expect(line.uuid).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it('writes system/init with the tools, model, mode and our version', () => {
+    const [init] = mapAll([sessionStart]);
+    expect(init).toMatchObject({
+      type: 'system',
+      subtype: 'init',
+      cwd: '/repo',
+      tools: ['Bash', 'Read'],
+      model: 'claude-sonnet-5-5',
+      permissionMode: 'default',
+      mcp_servers: [],
+      ci_agent_version: '9.9.9',
+    });
+  });
+
+  it('writes the assistant message as an Anthropic message', () => {
+    const [, assistant] = mapAll([sessionStart, assistantMessage('Hi.')]);
+    expect(assistant).toMatchObject({
+      type: 'assistant',
+      parent_tool_use_id: null,
+      message: {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Hi.' }],
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      },
+    });
+  });
+
+  it('writes one user line per tool_result, with the structured output beside it', () => {
+    const lines = mapAll([toolResultsMessage(['toolu_1', 'a'], ['toolu_2', 'b'])]);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        type: 'user',
+        message: {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a' }],
+        },
+        tool_use_result: { stdout: 'a' },
+      }),
+      expect.objectContaining({ tool_use_result: { stdout: 'b' } }),
+    ]);
+  });
+
+  it('writes each permission decision with its source, rules and reason', () => {
+    const [line] = mapAll([permissionDecision('toolu_2', 'Bash', 'deny', 'rm is not allowed')]);
+    expect(line).toMatchObject({
+      type: 'system',
+      subtype: 'permission_decision',
+      tool_use_id: 'toolu_2',
+      tool_name: 'Bash',
+      behavior: 'deny',
+      ask_resolved: true,
+      decision_source: 'default',
+      rules: [{ rule: 'Bash(rm:*)', source: 'policy.yml' }],
+      reason: 'rm is not allowed',
+    });
+  });
+
+  it('writes each hook run with Claude Code’s fields and our record', () => {
+    const [line] = mapAll([hookRun('no rm here', 'toolu_2')]);
+    expect(line).toMatchObject({
+      type: 'system',
+      subtype: 'hook_response',
+      tool_use_id: 'toolu_2',
+      hook_event: 'PreToolUse',
+      exit_code: 2,
+      stderr: 'no rm here',
+      event: 'PreToolUse',
+      command: 'sh check.sh',
+      exitCode: 2,
+      decision: 'deny',
+      status: 'completed',
+      source: '.claude/settings.json',
+    });
+  });
+
+  describe('when a call ends', () => {
+    it('writes its stage, rounded duration, outcome, decision and result size', () => {
+      const lines = mapAll([
+        permissionDecision('toolu_1', 'Read', 'allow'),
+        toolResult('toolu_1', 'hello', { durationMs: 41.6 }),
+      ]);
+      expect(lines[1]).toMatchObject({
+        type: 'system',
+        subtype: 'tool_call_end',
+        tool_use_id: 'toolu_1',
+        tool_name: 'Read',
+        stage: 'completed',
+        duration_ms: 42,
+        is_error: false,
+        decision: 'allow',
+        result_chars: 5,
+      });
+    });
+
+    it('reports a denied call as an error with the deny decision', () => {
+      const lines = mapAll([
+        permissionDecision('toolu_2', 'Bash', 'deny'),
+        toolResult('toolu_2', 'denied', { isError: true, stage: 'permission' }),
+      ]);
+      expect(lines[1]).toMatchObject({ stage: 'permission', is_error: true, decision: 'deny' });
+    });
+
+    it('reports no decision for a call that ended before one', () => {
+      const [line] = mapAll([
+        toolResult('toolu_3', 'bad input', { isError: true, stage: 'schema' }),
+      ]);
+      expect(line).toMatchObject({ stage: 'schema', is_error: true, decision: null });
+    });
+
+    it('counts only the text of a result with images', () => {
+      const event = toolResult('toolu_4', '');
+      const lines = mapAll([
+        {
+          ...event,
+          result: {
+            ...event.result,
+            content: [
+              { type: 'text', text: 'abc' },
+              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
+            ],
+          },
+        },
+      ]);
+      expect(lines[0]?.result_chars).toBe(3);
+    });
+  });
+
+  describe('when the run ends', () => {
+    it('writes the result with usage, cost, turns and denials', () => {
+      const denial = {
+        tool_name: 'Bash',
+        tool_use_id: 'toolu_2',
+        tool_input: { command: 'rm x' },
+        reason: 'no',
+        rules: [],
+      };
+      const lines = mapAll([sessionStart, resultEvent({ permissionDenials: [denial] })]);
+      expect(lines[1]).toMatchObject({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        result: 'All done.',
+        num_turns: 2,
+        duration_ms: 1500,
+        duration_api_ms: 900,
+        total_cost_usd: 0.0123,
+        usage: { input_tokens: 10 },
+        permission_denials: [denial],
+        session_id: SESSION_ID,
+      });
+    });
+
+    it('gives an error result its errors instead of a result text', () => {
+      const line = resultLine(
+        runResult({ subtype: 'error_max_turns', isError: true, errors: ['Reached max turns (2)'] }),
+        SESSION_ID,
+      );
+      expect(line).toMatchObject({ subtype: 'error_max_turns', errors: ['Reached max turns (2)'] });
+      expect(line).not.toHaveProperty('result');
+    });
+  });
+
+  describe('when given a secret masker', () => {
+    const KEY = 'sk-ant-api03-secret-key';
+    const TOKEN = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const mapper = () =>
+      new StreamJsonMapper({ version: '1', masker: createSecretMasker([KEY, TOKEN]) });
+
+    it.each<[string, AgentEvent]>([
+      ['assistant text', assistantMessage(`the key is ${KEY}`)],
+      ['tool_use input', assistantMessage('', [['toolu_1', 'Bash', { command: `echo ${TOKEN}` }]])],
+      ['tool_result and its structured output', toolResultsMessage(['toolu_1', `GH=${TOKEN}`])],
+      ['hook stderr', hookRun(`token ${TOKEN} rejected`)],
+      ['permission reason', permissionDecision('toolu_1', 'Bash', 'deny', `uses ${KEY}`)],
+      ['result text', resultEvent({ result: `done with ${KEY}` })],
+      ['result errors', resultEvent({ subtype: 'error_during_execution', errors: [KEY] })],
+      ['init cwd', { ...sessionStart, cwd: `/tmp/${TOKEN}` }],
+    ])('masks a secret in the %s', (_label, event) => {
+      const lines = mapper().map(event);
+      const text = JSON.stringify(lines);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(text).toContain('***');
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain(TOKEN);
+    });
+
+    it('masks the call-end line too', () => {
+      const [line] = mapper().map({ ...toolResult('toolu_1', 'x'), toolName: `T${TOKEN}` });
+      expect(line?.tool_name).toBe('T***');
+    });
+  });
+});
+
+describe('streamJsonSink', () => {
+  it('feeds every line to every sink, in order, the same object to each', () => {
+    const first: StreamJsonLine[] = [];
+    const second: StreamJsonLine[] = [];
+    const sink = streamJsonSink(new StreamJsonMapper({ version: '1' }), [
+      (line) => first.push(line),
+      (line) => second.push(line),
+    ]);
+    sink(sessionStart);
+    sink(toolResultsMessage(['toolu_1', 'a'], ['toolu_2', 'b']));
+    sink(resultEvent());
+    expect(kinds(first)).toEqual(['system/init', 'user', 'user', 'result/success']);
+    expect(second).toEqual(first);
+    expect(second[1]).toBe(first[1]);
+  });
+});

@@ -1,0 +1,167 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
+import type { StreamJsonLine } from '../../src/log/stream-json.js';
+import { LogFileError, openToolLog, openTranscript } from '../../src/log/tool-log.js';
+import type { Workspace } from '../helpers/tool-harness.js';
+import { makeWorkspace } from '../helpers/tool-harness.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const workspaces: Workspace[] = [];
+afterEach(() => {
+  for (const workspace of workspaces.splice(0)) workspace.cleanup();
+});
+
+function workspace(): Workspace {
+  const created = makeWorkspace('ci-agent-log-');
+  workspaces.push(created);
+  return created;
+}
+
+function readLines(path: string): StreamJsonLine[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as StreamJsonLine);
+}
+
+const line = (index: number): StreamJsonLine => ({ type: 'system', subtype: 'test', index });
+
+describe('openToolLog', () => {
+  it('has each line in the file as soon as it is written, before close', () => {
+    const path = workspace().path('log.ndjson');
+    const log = openToolLog(path);
+    log.write(line(1));
+    expect(readLines(path)).toEqual([line(1)]);
+    log.write(line(2));
+    expect(readLines(path)).toEqual([line(1), line(2)]);
+    log.close();
+  });
+
+  it('appends to an existing file and creates missing directories', () => {
+    const dir = workspace();
+    const existing = dir.path('a/b/existing.ndjson');
+    mkdirSync(dir.path('a/b'), { recursive: true });
+    writeFileSync(existing, `${JSON.stringify(line(0))}\n`);
+    const log = openToolLog(existing);
+    log.write(line(1));
+    log.close();
+    expect(readLines(existing)).toEqual([line(0), line(1)]);
+
+    const fresh = dir.path('new/dir/log.ndjson');
+    const other = openToolLog(fresh);
+    other.write(line(7));
+    other.close();
+    expect(readLines(fresh)).toEqual([line(7)]);
+  });
+
+  it('drops lines written after close, and closes once', () => {
+    const path = workspace().path('log.ndjson');
+    const log = openToolLog(path);
+    log.write(line(1));
+    log.close();
+    log.write(line(2));
+    log.close();
+    expect(readLines(path)).toEqual([line(1)]);
+    expect(log.error).toBeUndefined();
+  });
+
+  it('names the file when it cannot be opened', () => {
+    const dir = workspace();
+    writeFileSync(dir.path('file'), '');
+    const path = dir.path('file/log.ndjson');
+    expect(() => openToolLog(path)).toThrow(LogFileError);
+    expect(() => openToolLog(path)).toThrow(`cannot open the tool log file "${path}"`);
+  });
+
+  it.runIf(existsSync('/dev/full'))(
+    'keeps the run going when a write fails, and reports the first failure',
+    () => {
+      const log = openToolLog('/dev/full');
+      expect(() => log.write(line(1))).not.toThrow();
+      expect(log.error).toBeInstanceOf(LogFileError);
+      expect(log.error?.message).toMatch(
+        /^writing the tool log file "\/dev\/full" failed: .*ENOSPC/,
+      );
+      const first = log.error;
+      log.write(line(2));
+      expect(log.error).toBe(first);
+      log.close();
+    },
+  );
+
+  it('leaves every line written so far, whole, when its process is killed with SIGKILL', async () => {
+    const dir = workspace();
+    const path = dir.path('killed.ndjson');
+    const script = dir.path('writer.ts');
+    writeFileSync(
+      script,
+      [
+        `import { openToolLog } from ${JSON.stringify(join(REPO, 'src/log/tool-log.ts'))};`,
+        'const log = openToolLog(process.argv[2]);',
+        "for (let i = 0; i < 50; i++) log.write({ type: 'system', i, pad: 'x'.repeat(i * 4096) });",
+        "process.stdout.write('ready\\n');",
+        'setInterval(() => undefined, 1000);',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script, path], {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((ready) =>
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('ready')) ready();
+      }),
+    );
+    const exited = new Promise<NodeJS.Signals | null>((done) =>
+      child.on('exit', (_code, signal) => done(signal)),
+    );
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    const lines = readLines(path);
+    expect(lines.map((entry) => entry.i)).toEqual([...Array(50).keys()]);
+    expect((lines[49]?.pad as string).length).toBe(49 * 4096);
+  });
+});
+
+describe('openTranscript', () => {
+  it('starts with the prompt as a user line and keeps only the conversation', () => {
+    const path = workspace().path('transcript.jsonl');
+    const transcript = openTranscript(path, { sessionId: 's-1', prompt: 'Fix the test' });
+    expect(readLines(path)).toEqual([
+      {
+        type: 'user',
+        message: { role: 'user', content: 'Fix the test' },
+        parent_tool_use_id: null,
+        session_id: 's-1',
+        uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
+      },
+    ]);
+    const assistant = { type: 'assistant', message: { role: 'assistant', content: [] } };
+    const user = { type: 'user', message: { role: 'user', content: [] } };
+    transcript.write({ type: 'system', subtype: 'init' });
+    transcript.write(assistant);
+    transcript.write({ type: 'system', subtype: 'tool_call_end' });
+    transcript.write(user);
+    transcript.write({ type: 'result', subtype: 'success' });
+    transcript.close();
+    expect(readLines(path).slice(1)).toEqual([assistant, user]);
+  });
+
+  it('masks secrets in the prompt', () => {
+    const path = workspace().path('transcript.jsonl');
+    const masker = createSecretMasker(['ghp_secret_token_value']);
+    openTranscript(path, { sessionId: 's', prompt: 'use ghp_secret_token_value', masker }).close();
+    expect(readFileSync(path, 'utf8')).toContain('"content":"use ***"');
+  });
+
+  it('names the file when it cannot be opened', () => {
+    const dir = workspace();
+    writeFileSync(dir.path('file'), '');
+    expect(() => openTranscript(dir.path('file/t.jsonl'), { sessionId: 's', prompt: 'p' })).toThrow(
+      /^cannot open the transcript file/,
+    );
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * AgentEvents → the lines of `claude -p --output-format stream-json --verbose` (CC-COMPAT §4,
+ * DECISIONS #14). The one mapping behind the CLI's stdout formats, the tool log and the
+ * transcript, so they never drift apart; every line leaves here already masked.
+ *
+ * Claude Code's shapes: `system/init`, `assistant`, `user` (one per tool_result, with
+ * `tool_use_result`), `result`. Our audit lines, all `type: "system"`:
+ * - `permission_decision`: each decision, its source, the rules behind it and why;
+ * - `hook_response`: each hook run (classic Claude Code's `hook_event`/`exit_code`/`stderr`
+ *   plus our record: command, status, decision, error, source file);
+ * - `tool_call_end`: each call as it finishes — `stage` (where the pipeline stopped: `completed`,
+ *   `permission`, `schema`, `call`, …), `duration_ms`, `is_error`, the permission `decision`
+ *   (null when the call ended before one) and `result_chars`. It is written the moment the call
+ *   ends, before its turn's `user` line, so a killed run still shows which calls finished.
+ */
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent, EventSink, RunResult } from '../agent/events.js';
+import type { ToolResultBlock } from '../model/types.js';
+import type { SecretMasker } from './secret-masker.js';
+
+export interface StreamJsonLine {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** Receives each line once, in order. */
+export type LineSink = (line: StreamJsonLine) => void;
+
+export interface StreamJsonMapperOptions {
+  /** Reported on `system/init` as `ci_agent_version`. */
+  version: string;
+  masker?: SecretMasker;
+}
+
+export class StreamJsonMapper {
+  private sessionId = '';
+  /** Permission behaviour per tool_use id, until the call's tool_call_end line. */
+  private readonly decisions = new Map<string, 'allow' | 'deny'>();
+
+  constructor(private readonly options: StreamJsonMapperOptions) {}
+
+  /** The lines one event becomes (often none), masked. */
+  map(event: AgentEvent): StreamJsonLine[] {
+    const lines = this.linesOf(event);
+    const masker = this.options.masker;
+    return masker ? lines.map((line) => masker.maskJson(line)) : lines;
+  }
+
+  private linesOf(event: AgentEvent): StreamJsonLine[] {
+    const base = () => ({ session_id: this.sessionId, uuid: randomUUID() });
+    switch (event.type) {
+      case 'session-start':
+        this.sessionId = event.sessionId;
+        return [
+          {
+            type: 'system',
+            subtype: 'init',
+            cwd: event.cwd,
+            tools: event.tools,
+            mcp_servers: [],
+            model: event.model,
+            permissionMode: event.permissionMode,
+            slash_commands: [],
+            apiKeySource: 'ANTHROPIC_API_KEY',
+            output_style: 'default',
+            ci_agent_version: this.options.version,
+            ...base(),
+          },
+        ];
+      case 'assistant-message':
+        return [
+          {
+            type: 'assistant',
+            message: {
+              id: event.messageId,
+              type: 'message',
+              role: 'assistant',
+              model: event.model,
+              content: event.message.content,
+              stop_reason: event.stopReason,
+              stop_sequence: null,
+              usage: event.usage,
+            },
+            parent_tool_use_id: null,
+            ...base(),
+          },
+        ];
+      case 'tool-results-message':
+        return event.results.map((result, index) => ({
+          type: 'user',
+          message: { role: 'user', content: [result] },
+          parent_tool_use_id: null,
+          tool_use_result: event.structured[index],
+          ...base(),
+        }));
+      case 'permission-decision':
+        this.decisions.set(event.toolUseId, event.decision.behavior);
+        return [
+          {
+            type: 'system',
+            subtype: 'permission_decision',
+            tool_use_id: event.toolUseId,
+            tool_name: event.toolName,
+            behavior: event.decision.behavior,
+            ask_resolved: event.decision.askResolved,
+            decision_source: event.decision.source,
+            rules: event.decision.matchedRules.map((rule) => ({
+              rule: rule.text,
+              source: rule.source,
+            })),
+            reason: event.decision.reason,
+            ...base(),
+          },
+        ];
+      case 'hook-run':
+        return [
+          {
+            type: 'system',
+            subtype: 'hook_response',
+            tool_use_id: event.toolUseId,
+            hook_event: event.run.event,
+            exit_code: event.run.exitCode,
+            stderr: event.run.stderrExcerpt ?? '',
+            ...event.run,
+            ...base(),
+          },
+        ];
+      case 'tool-result': {
+        const decision = this.decisions.get(event.toolUseId) ?? null;
+        this.decisions.delete(event.toolUseId);
+        return [
+          {
+            type: 'system',
+            subtype: 'tool_call_end',
+            tool_use_id: event.toolUseId,
+            tool_name: event.toolName,
+            stage: event.stage,
+            duration_ms: Math.round(event.durationMs),
+            is_error: event.result.is_error === true,
+            decision,
+            result_chars: textLength(event.result),
+            ...base(),
+          },
+        ];
+      }
+      case 'result':
+        return [resultLine(event.result, this.sessionId)];
+      case 'tool-call-start':
+      case 'tool-progress':
+        return [];
+    }
+  }
+}
+
+/** One EventSink feeding every line of every event to each sink, in order. */
+export function streamJsonSink(mapper: StreamJsonMapper, sinks: readonly LineSink[]): EventSink {
+  return (event) => {
+    for (const line of mapper.map(event)) for (const sink of sinks) sink(line);
+  };
+}
+
+export function resultLine(result: RunResult, sessionId: string): StreamJsonLine {
+  return {
+    type: 'result',
+    subtype: result.subtype,
+    is_error: result.isError,
+    duration_ms: result.durationMs,
+    duration_api_ms: result.durationApiMs,
+    num_turns: result.numTurns,
+    ...(result.subtype === 'success' ? { result: result.result } : { errors: result.errors }),
+    stop_reason: result.stopReason,
+    session_id: sessionId,
+    total_cost_usd: result.totalCostUsd,
+    usage: result.usage,
+    modelUsage: result.modelUsage,
+    permission_denials: result.permissionDenials,
+    uuid: randomUUID(),
+  };
+}
+
+/** Characters of text the model got back (images count zero). */
+function textLength(result: ToolResultBlock): number {
+  if (typeof result.content === 'string') return result.content.length;
+  return result.content.reduce(
+    (total, block) => total + (block.type === 'text' ? block.text.length : 0),
+    0,
+  );
+}
