@@ -4,12 +4,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PipelineDeps } from '../execution/pipeline.js';
 import type { HooksConfig } from '../hooks/config.js';
 import { createHookRunner } from '../hooks/runner.js';
 import { noHooks } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
+import { readDeniedPredicate } from '../permissions/read-denied.js';
 import { ruleNamesTool } from '../permissions/rules.js';
 import type { PermissionMode, PermissionPolicy, PermissionRule } from '../permissions/types.js';
 import { builtinTools } from '../tools/builtin/index.js';
@@ -99,6 +101,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
       })
     : noHooks;
   const ripgrepPath = findRipgrep(options.env.PATH);
+  // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
+  const isReadDenied = readDeniedPredicate(deny, { projectDir, homeDir: homedir() });
   const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
     projectDir,
     workspaceRoots,
@@ -108,6 +112,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     toolUseId,
     env: childEnv,
     ripgrepPath,
+    ...(isReadDenied && { isReadDenied }),
   });
 
   const pipeline: PipelineDeps = {

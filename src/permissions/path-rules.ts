@@ -22,9 +22,14 @@
  * Symlinks: the request carries the path as given and its resolved target. Deny and ask rules
  * match when either matches; an allow rule must match every one. A rule that cannot be evaluated
  * (no project or home directory known, no path in the request) never allows and always denies.
+ *
+ * Files a command names (Bash's `fileOperands`) meet deny and ask rules only: a read as a Read
+ * call would, a write as an Edit. A shell pattern, expanded only when the command runs, is
+ * compared name to name with the rule's last segment (pathRuleMatchesOperand).
  */
 import { posix } from 'node:path';
 import picomatch from 'picomatch';
+import type { FileOperand } from '../tools/tool.js';
 import type { PermissionRule } from './types.js';
 
 type RuleKind = 'allow' | 'deny' | 'ask';
@@ -147,4 +152,61 @@ function covers(pattern: PathPattern, base: string, path: string, search: boolea
     }
   }
   return search && pattern.matches(relative === '' ? PROBE_ENTRY : `${relative}/${PROBE_ENTRY}`);
+}
+
+/**
+ * Whether a Read(…) or Edit(…) deny or ask rule meets a file a command reads or writes. For a
+ * shell pattern: the pattern taken as a name (`src/*.ts` is inside `src/**`), then a name both the
+ * pattern and the rule's last segment can stand for (`.e*` and `.env`, `$DIR/key.pem` and
+ * `*.pem`): in a known directory that name is checked there; in one only known at run time
+ * (`*\/.env`, `$DIR/.env`) the shared name is enough. Two patterns are not compared with each
+ * other (`Read(*.pem)` and `cat *`): the files they match on disk are operands of their own.
+ */
+export function pathRuleMatchesOperand(
+  rule: PermissionRule,
+  specifier: string,
+  operand: FileOperand,
+  anchors: { projectDir?: string; homeDir?: string },
+  kind: 'deny' | 'ask',
+): boolean {
+  const toolName = operand.access === 'read' ? 'Read' : 'Edit';
+  if (!pathRuleReaches(rule.toolName, toolName, kind)) return false;
+  const test = (path: string) =>
+    pathRuleMatches(rule, specifier, { ...anchors, toolName, paths: [path] }, kind);
+  if (test(operand.path)) return true;
+  if (!operand.pattern) return false;
+  const directory = posix.dirname(operand.path);
+  const name = posix.basename(operand.path);
+  const ruleName = lastName(patternOf(rule, specifier, kind).glob);
+  const shared =
+    ruleName === undefined ? undefined : sharedName(ruleName, name, operand.pattern.dot);
+  if (shared === undefined) return false;
+  return isPattern(directory) || test(posix.join(directory, shared));
+}
+
+/** The rule's last literal-or-glob segment, `dir/**` counting as `dir`; undefined for `**`. */
+function lastName(glob: string): string | undefined {
+  const trimmed = glob.replace(/(\/\*\*)+$/, '');
+  const name = trimmed.slice(trimmed.lastIndexOf('/') + 1);
+  return name === '' || name === '**' ? undefined : name;
+}
+
+/** A file name both can stand for, when one of them is literal. */
+function sharedName(ruleName: string, name: string, dot: boolean): string | undefined {
+  if (!isPattern(ruleName)) return globMatches(name, ruleName, dot) ? ruleName : undefined;
+  if (!isPattern(name)) return globMatches(ruleName, name, true) ? name : undefined;
+  return undefined;
+}
+
+function isPattern(text: string): boolean {
+  return picomatch.scan(text).isGlob;
+}
+
+function globMatches(glob: string, name: string, dot: boolean): boolean {
+  try {
+    return picomatch(glob, { dot, nonegate: true })(name);
+  } catch {
+    // A pattern picomatch cannot read: the shell may still expand it, so assume the worst.
+    return true;
+  }
 }

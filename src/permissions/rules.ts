@@ -9,7 +9,8 @@
  *                        (ruleWarning says so, for the loader to warn).
  * Specifiers, by the rule's tool:
  *   Bash(…)              bash-rules.ts, on the command parsed once per request (bash-views.ts);
- *   Read(…), Edit(…)     path-rules.ts, gitignore style with four anchors;
+ *   Read(…), Edit(…)     path-rules.ts, gitignore style with four anchors; as deny and ask rules
+ *                        also on the files a Bash command names (request.fileOperands);
  *   WebFetch(domain:…)   domain-rules.ts;
  *   Write(…), NotebookEdit(…), MultiEdit(…), Glob(…), Grep(…), LS(…): accepted, never consulted;
  *   anything else        never allows; denies and asks for every call of the tool (fail closed).
@@ -20,7 +21,7 @@ import { bashPartAllowed, bashRuleMatches, compileBashRule } from './bash-rules.
 import type { BashAnalysis } from './bash-views.js';
 import { analyzeBashCommand } from './bash-views.js';
 import { domainRuleMatches, isDomainSpecifier } from './domain-rules.js';
-import { pathRuleMatches, pathRuleReaches } from './path-rules.js';
+import { pathRuleMatches, pathRuleMatchesOperand, pathRuleReaches } from './path-rules.js';
 import type { PermissionRule } from './types.js';
 
 export { bashSpecifierMatches } from './bash-pattern.js';
@@ -138,6 +139,8 @@ export function ruleMatches(rule: PermissionRule, target: RuleTarget, kind: Rule
   if (content === undefined) return ruleNamesTool(rule, target.toolName, target.aliases, kind);
   if (UNCONSULTED_SPECIFIERS.has(rule.toolName)) return false;
   if (rule.toolName === 'Read' || rule.toolName === 'Edit') {
+    // Files a command names can only add denials: allow rules never look at them.
+    if (kind !== 'allow' && operandMatches(rule, content, target, kind)) return true;
     if (!pathRuleReaches(rule.toolName, target.toolName, kind)) return false;
     return pathRuleMatches(rule, content, { ...target, paths: requestPaths(target) }, kind);
   }
@@ -212,6 +215,18 @@ export function ruleWarning(rule: PermissionRule, kind: RuleKind): string | unde
     return `${where} has an unknown form: expected "WebFetch(domain:<host>)"; as written it ${kind === 'allow' ? 'allows nothing' : `${kind === 'deny' ? 'denies' : 'asks about'} every WebFetch call`}`;
   }
   return undefined;
+}
+
+function operandMatches(
+  rule: PermissionRule,
+  content: string,
+  target: RuleTarget,
+  kind: 'deny' | 'ask',
+): boolean {
+  const anchors = { projectDir: target.projectDir, homeDir: target.homeDir };
+  return (target.request.fileOperands ?? []).some((operand) =>
+    pathRuleMatchesOperand(rule, content, operand, anchors, kind),
+  );
 }
 
 function requestPaths(target: RuleTarget): readonly string[] {

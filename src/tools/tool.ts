@@ -27,6 +27,25 @@ export interface PermissionRequest {
   access: 'read' | 'edit' | 'execute' | 'other';
   /** Absolute paths the call touches; checked against the workspace roots. */
   paths?: readonly string[];
+  /**
+   * Files a command names as it runs (Bash: `cat F`, `> F`, `cp A B`), for Read(…) and Edit(…)
+   * deny and ask rules (CC-COMPAT §2.4). Unlike `paths` they play no part in the workspace check
+   * or the mode default: they can only add a denial to what the command is allowed as a command.
+   */
+  fileOperands?: readonly FileOperand[];
+}
+
+/** A file a command reads or writes, as far as its words tell. */
+export interface FileOperand {
+  /** Absolute path; with `pattern`, an absolute shell pattern (`/repo/*.env`, `/**\/.env`). */
+  path: string;
+  /** read: its content is read; write: it is created, changed, moved or removed. */
+  access: 'read' | 'write';
+  /**
+   * Set when the shell expands `path` at run time; `dot`: whether `*` and `?` may match a
+   * leading dot (bash's dotglob).
+   */
+  pattern?: { dot: boolean };
 }
 
 export interface ShellState {
@@ -47,6 +66,11 @@ export interface ToolContext {
   readonly env: Readonly<Record<string, string>>;
   /** Path of a ripgrep binary, or null to use the built-in search. */
   readonly ripgrepPath: string | null;
+  /**
+   * Whether the policy's Read deny rules cover this absolute path (CC-COMPAT §2.4). The search
+   * tools leave such files out of their results and say how many; absent: nothing is hidden.
+   */
+  readonly isReadDenied?: (absolutePath: string) => boolean;
 }
 
 export interface ToolProgress {

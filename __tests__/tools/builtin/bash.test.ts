@@ -245,6 +245,20 @@ describe('bashTool', () => {
       });
     });
 
+    it('names the files a command reads and writes, from the shell cwd', () => {
+      mkdirSync(workspace.path('sub'));
+      context.shell.cwd = workspace.path('sub');
+      const input = { command: 'grep KEY ../.env > out.txt' };
+      expect(bashTool.checkPermissions(input, context)).toEqual({
+        access: 'execute',
+        ruleContent: 'grep KEY ../.env > out.txt',
+        fileOperands: [
+          { path: workspace.path('sub/out.txt'), access: 'write' },
+          { path: workspace.path('.env'), access: 'read' },
+        ],
+      });
+    });
+
     it('shows the model this schema', () => {
       expect(bashTool.jsonSchema()).toMatchInlineSnapshot(`
         {

@@ -159,6 +159,60 @@ describe('globTool', () => {
     });
   });
 
+  describe('when Read deny rules hide files', () => {
+    const denied = (path: string) => path.endsWith('.env') || path.includes('/secrets/');
+
+    it('leaves them out, counts them and says so', async () => {
+      const visible = await writeAt('config/app.env.example', 1000);
+      await writeAt('.env', 2000);
+      await writeAt('config/.env', 3000);
+      await writeAt('secrets/key.env.pem', 4000);
+      const run = await runTool(
+        globTool,
+        { pattern: '**/*.env*' },
+        makeContext(workspace, { isReadDenied: denied }),
+      );
+      expect(run.text).toBe(`${visible}\n(3 files hidden by permission rules)`);
+      expect(run.data).toMatchObject({ numFiles: 1, filenames: [visible], hiddenByPermissions: 3 });
+    });
+
+    it('says so when every match is hidden', async () => {
+      await writeAt('.env', 1000);
+      const run = await runTool(
+        globTool,
+        { pattern: '.env' },
+        makeContext(workspace, { isReadDenied: denied }),
+      );
+      expect(run.text).toBe('No files found\n(1 file hidden by permission rules)');
+    });
+
+    it('fills the 100 results with files the rules let through', async () => {
+      for (let index = 0; index < 100; index++) await writeAt(`f${index}.txt`, 1000 + index);
+      for (let index = 0; index < 5; index++) await writeAt(`s${index}.env`, 5000 + index);
+      const run = await runTool(
+        globTool,
+        { pattern: '*' },
+        makeContext(workspace, { isReadDenied: denied }),
+      );
+      const data = run.data as GlobOutput;
+      expect(data.numFiles).toBe(100);
+      expect(data.truncated).toBe(false);
+      expect(data.filenames.some((path) => path.endsWith('.env'))).toBe(false);
+      expect(run.text.endsWith('(5 files hidden by permission rules)')).toBe(true);
+    });
+
+    it('adds nothing when the rules hide nothing', async () => {
+      await writeAt('a.ts', 1000);
+      const run = await runTool(
+        globTool,
+        { pattern: '*.ts' },
+        makeContext(workspace, { isReadDenied: denied }),
+      );
+      expect(run.text).toBe(workspace.path('a.ts'));
+      expect(run.data).not.toHaveProperty('hiddenByPermissions');
+    });
+  });
+
   describe('checkPermissions', () => {
     it('asks for read access to the searched directory', () => {
       expect(globTool.checkPermissions({ pattern: 'src/**/*.ts' }, context)).toEqual({

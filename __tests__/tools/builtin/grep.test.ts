@@ -174,6 +174,33 @@ describe('grepTool', () => {
     });
   });
 
+  describe('when ripgrep would need too many exclusions for the hidden files', () => {
+    it.skipIf(!rg)('searches with the built-in engine, which hides them as it walks', async () => {
+      const workspace = makeWorkspace('ci-agent-grep-many-');
+      try {
+        const long = 'x'.repeat(200);
+        for (let index = 0; index < 600; index++) {
+          await workspace.write(`${long}${index}.env`, 'TOKEN=hidden\n');
+        }
+        await workspace.write('a.txt', 'TOKEN=public\n');
+        const context = makeContext(workspace, {
+          ripgrepPath: rg,
+          isReadDenied: (path) => path.endsWith('.env'),
+        });
+        const result = await runTool(
+          grepTool,
+          { pattern: 'TOKEN', output_mode: 'content' },
+          context,
+        );
+        expect(result.text).toBe(
+          `${workspace.path('a.txt')}:1:TOKEN=public\n\n(600 files hidden by permission rules)`,
+        );
+      } finally {
+        workspace.cleanup();
+      }
+    });
+  });
+
   describe('when ripgrep is too old for the flags the tool passes', () => {
     it('falls back to the built-in search', async () => {
       const bin = makeWorkspace();
@@ -205,6 +232,84 @@ describe('grepTool', () => {
 
     it('stops the built-in search and rejects with the reason', async () => {
       await expect(abortedRun(null)).rejects.toThrow('stop now');
+    });
+  });
+
+  describe.each(ENGINES)('when Read deny rules hide files ($label)', ({ ripgrepPath, skip }) => {
+    let workspace: Workspace;
+    const denied = (path: string) =>
+      path.endsWith('/.env') || path.includes('/secret/') || path.endsWith('/secret');
+
+    beforeEach(async () => {
+      workspace = makeWorkspace('ci-agent-grep-hidden-');
+      await workspace.write('.env', 'TOKEN=1\n');
+      await workspace.write('a.txt', 'before\nTOKEN=public\nafter\n');
+      await workspace.write('secret/one.txt', 'TOKEN=2\n');
+      await workspace.write('secret/deep/two.txt', 'TOKEN=3\n');
+      await workspace.write('z.txt', 'TOKEN=last\n');
+    });
+    afterEach(() => workspace.cleanup());
+
+    const search = (input: Record<string, unknown>, isReadDenied = denied) =>
+      runTool(grepTool, input, makeContext(workspace, { ripgrepPath, isReadDenied }));
+    const normalize = (text: string) => text.replaceAll(workspace.root, '<root>');
+
+    it.skipIf(skip)('leaves them out of a file list and says how many', async () => {
+      const result = await search({ pattern: 'TOKEN' });
+      expect(normalize(result.text).split('\n').slice(1, 3).sort()).toEqual([
+        '<root>/a.txt',
+        '<root>/z.txt',
+      ]);
+      expect(result.text).toMatch(/^Found 2 files\n/);
+      expect(result.text.endsWith('\n\n(3 files hidden by permission rules)')).toBe(true);
+      expect(result.data).toMatchObject({ numFiles: 2, hiddenByPermissions: 3 });
+    });
+
+    it.skipIf(skip)('leaves them out of counts', async () => {
+      const result = await search({ pattern: 'TOKEN', output_mode: 'count' });
+      expect(normalize(result.text)).toBe(
+        '<root>/a.txt:1\n<root>/z.txt:1\n\nFound 2 total occurrences across 2 files.\n\n(3 files hidden by permission rules)',
+      );
+    });
+
+    it.skipIf(skip)('leaves their lines out of content, context included', async () => {
+      const result = await search({ pattern: 'TOKEN', output_mode: 'content', '-C': 1 });
+      expect(normalize(result.text)).toBe(
+        [
+          '<root>/a.txt-1-before',
+          '<root>/a.txt:2:TOKEN=public',
+          '<root>/a.txt-3-after',
+          '--',
+          '<root>/z.txt:1:TOKEN=last',
+          '',
+          '(3 files hidden by permission rules)',
+        ].join('\n'),
+      );
+    });
+
+    it.skipIf(skip)('keeps them out when the model globs for them by name', async () => {
+      const result = await search({ pattern: 'TOKEN', glob: '.env', output_mode: 'content' });
+      expect(result.text).toBe('No matches found\n\n(1 file hidden by permission rules)');
+    });
+
+    it.skipIf(skip)('counts only the files the search would have read', async () => {
+      const result = await search({ pattern: 'TOKEN', glob: '*.txt' });
+      expect(result.text.endsWith('(2 files hidden by permission rules)')).toBe(true);
+    });
+
+    it.skipIf(skip)('leaves a file named as the target to the permission decision', async () => {
+      const result = await search({ pattern: 'TOKEN', path: '.env', output_mode: 'content' });
+      expect(result.text).toBe('1:TOKEN=1');
+    });
+
+    it.skipIf(skip)('hides files with glob characters in their names', async () => {
+      await workspace.write('we*ird [1]{x}.env', 'TOKEN=odd\n');
+      const result = await search({ pattern: 'TOKEN', output_mode: 'content' }, (path) =>
+        path.endsWith('.env'),
+      );
+      expect(result.text).not.toContain('odd');
+      expect(result.text).not.toContain('TOKEN=1');
+      expect(result.text.endsWith('(2 files hidden by permission rules)')).toBe(true);
     });
   });
 

@@ -8,13 +8,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isInsideWorkspace } from '../paths.js';
 import { defineTool } from '../tool.js';
 import type { ToolContext } from '../tool.js';
 import { interpretExitCode } from './bash/exit-code.js';
+import { bashFileOperands } from './bash/file-operands.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './bash/limits.js';
 import { effectiveTimeoutMs, readBashLimits } from './bash/limits.js';
 import type { BashOutput } from './bash/output.js';
@@ -82,10 +83,19 @@ export const bashTool = defineTool({
     }
     return { result: true };
   },
-  checkPermissions: (input) => ({
-    access: isReadOnlyCommand(input.command) ? 'read' : 'execute',
-    ruleContent: input.command,
-  }),
+  checkPermissions(input, context) {
+    // The files it names, for Read/Edit deny and ask rules (bash/file-operands.ts).
+    const fileOperands = bashFileOperands(input.command, {
+      cwd: context.shell.cwd,
+      homeDir: context.env.HOME ?? homedir(),
+      env: context.env,
+    });
+    return {
+      access: isReadOnlyCommand(input.command) ? 'read' : 'execute',
+      ruleContent: input.command,
+      ...(fileOperands.length > 0 && { fileOperands }),
+    };
+  },
   async *call(input, context) {
     const limits = readBashLimits(context.env);
     const timeoutMs = input._systemTimeoutMs ?? effectiveTimeoutMs(input.timeout, limits);

@@ -4,7 +4,8 @@
  * The fixed leading part of the pattern (`src/` in `src/**\/*.ts`, or all of `/abs/dir/` in an
  * absolute pattern) is joined to the directory searched, so that permission checks see the
  * directory actually listed. Like Claude Code's Glob, .gitignore is not applied; hidden files
- * are listed; `.git` internals are not. Symbolic links are not followed.
+ * are listed; `.git` internals are not. Symbolic links are not followed. Files Read deny rules
+ * cover are left out, with a note saying how many (CC-COMPAT §2.4).
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
@@ -15,6 +16,7 @@ import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath, permissionPaths } from '../paths.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorCode } from './file/fs-errors.js';
+import { hiddenNote, withoutHidden } from './search/hidden-files.js';
 import { sortByModificationTime } from './search/path-order.js';
 
 export const MAX_GLOB_RESULTS = 100;
@@ -42,6 +44,8 @@ export interface GlobOutput {
   /** Absolute paths, most recently modified first. */
   filenames: string[];
   truncated: boolean;
+  /** Matching files left out because Read deny rules cover them; absent when none. */
+  hiddenByPermissions?: number;
 }
 
 const description = `Finds files whose paths match a glob pattern, in any size of codebase.
@@ -101,13 +105,15 @@ export const globTool = defineTool<typeof inputSchema, GlobOutput>({
         })
       : [];
     context.signal.throwIfAborted();
-    const sorted = await sortByModificationTime(found);
+    const { visible, hidden } = withoutHidden(found, context.isReadDenied);
+    const sorted = await sortByModificationTime(visible);
     const filenames = sorted.slice(0, MAX_GLOB_RESULTS);
     const data: GlobOutput = {
       durationMs: Math.round(performance.now() - started),
       numFiles: filenames.length,
       filenames,
       truncated: sorted.length > MAX_GLOB_RESULTS,
+      ...(hidden > 0 && { hiddenByPermissions: hidden }),
     };
     return { data };
   },
@@ -115,6 +121,7 @@ export const globTool = defineTool<typeof inputSchema, GlobOutput>({
   mapToolResultToToolResultBlockParam(output, toolUseId): ToolResultBlock {
     let content = output.numFiles === 0 ? 'No files found' : output.filenames.join('\n');
     if (output.truncated) content += `\n${TRUNCATION_NOTE}`;
+    if (output.hiddenByPermissions) content += `\n${hiddenNote(output.hiddenByPermissions)}`;
     return { type: 'tool_result', tool_use_id: toolUseId, content };
   },
 });

@@ -4,7 +4,8 @@
  * The engine is ripgrep when the session found an `rg` binary (ToolContext.ripgrepPath), else the
  * built-in search, which gives the same results (search/builtin-search.ts lists the known
  * differences). The engine reports raw results; this file orders them (files by modification
- * time, counts by path; content comes in path order), pages them and renders the text.
+ * time, counts by path; content comes in path order), pages them and renders the text. Files the
+ * policy's Read deny rules cover are not searched; the result says how many were left out.
  */
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
@@ -26,6 +27,7 @@ import {
 import type { GrepOutput, Paging } from './search/grep-result.js';
 import { comparePaths, sortByModificationTime } from './search/path-order.js';
 import { ripgrepEngine } from './search/ripgrep.js';
+import { TooManyHiddenFiles } from './search/ripgrep-hidden.js';
 import { SEARCH_TIMEOUT_MS } from './search/types.js';
 import type { SearchOutcome, SearchQuery, SearchRun } from './search/types.js';
 
@@ -144,6 +146,7 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
       signal: context.signal,
       timeoutMs: SEARCH_TIMEOUT_MS,
       onLine: collector.push,
+      ...(context.isReadDenied && { isReadDenied: context.isReadDenied }),
     };
     const outcome = await runSearch(query, run, context);
     if (!outcome.ok) {
@@ -159,6 +162,7 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
       data = contentResult(collector, paging);
     }
     if (outcome.warning !== undefined) data.warning = outcome.warning;
+    if (outcome.hidden !== undefined) data.hiddenByPermissions = outcome.hidden;
     return { data };
   },
 
@@ -199,8 +203,9 @@ export function buildQuery(input: GrepInput, target: string, targetIsFile: boole
 const OLD_RIPGREP = /Found argument '[^']*' which wasn't expected|unexpected argument/;
 
 /**
- * ripgrep when there is one; the built-in search when not, when it cannot be started, or when
- * it is too old for the flags we pass.
+ * ripgrep when there is one; the built-in search when not, when it cannot be started, when it
+ * is too old for the flags we pass, or when the files Read deny rules hide are too many to
+ * exclude on its command line.
  */
 async function runSearch(
   query: SearchQuery,
@@ -214,7 +219,8 @@ async function runSearch(
     outcome = await ripgrepEngine(context.ripgrepPath, context.env)(query, run);
   } catch (error) {
     const code = errorCode(error);
-    if (code !== 'ENOENT' && code !== 'EACCES') throw error;
+    const unusable = code === 'ENOENT' || code === 'EACCES' || error instanceof TooManyHiddenFiles;
+    if (!unusable) throw error;
     return builtin(query, run);
   }
   return !outcome.ok && OLD_RIPGREP.test(outcome.error) ? builtin(query, run) : outcome;

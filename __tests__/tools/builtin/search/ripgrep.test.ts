@@ -86,6 +86,22 @@ describe('ripgrepArgs', () => {
     expect(args).not.toContain('-B');
   });
 
+  it('puts exclusions after the model globs and the .git exclusion', () => {
+    const args = ripgrepArgs(query({ globs: ['.env'] }), ['!/.env']);
+    expect(args.slice(-10)).toEqual([
+      '--glob',
+      '.env',
+      '--glob',
+      '!.git',
+      '--glob',
+      '!/.env',
+      '-e',
+      'needle',
+      '--',
+      '/repo',
+    ]);
+  });
+
   it('maps case, multiline and type', () => {
     const args = ripgrepArgs(query({ ignoreCase: true, multiline: true, type: 'py' })).join(' ');
     expect(args).toContain('-i -U --multiline-dotall --type py');

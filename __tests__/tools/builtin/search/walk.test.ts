@@ -54,6 +54,20 @@ describe('walkFiles', () => {
     expect(await walk({ signal: controller.signal })).toEqual([]);
   });
 
+  it('leaves out and counts the files the caller excludes, after the other filters', async () => {
+    for (const path of ['a.txt', '.env', 'sub/.env', 'sub/b.md']) await workspace.write(path, '');
+    const result = await walkFiles({
+      root: workspace.root,
+      rootLayer: await loadLayerChain(workspace.root),
+      overrides: compileOverrides(['!*.md']),
+      fileType: undefined,
+      signal: new AbortController().signal,
+      exclude: (path) => path.endsWith('.env') || path.endsWith('.md'),
+    });
+    expect(result.files).toEqual([workspace.path('a.txt')]);
+    expect(result.excluded).toBe(2);
+  });
+
   it('counts a directory it cannot read', async () => {
     await mkdir(workspace.path('gone'));
     const result = await walkFiles({

@@ -3,7 +3,8 @@
  * with ripgrep's semantics (see walk.ts and file-search.ts).
  *
  * 1. Compile the pattern and the type filter; a bad one is an error result.
- * 2. List the files: the target itself, or a walk under it with ignore files, globs and type.
+ * 2. List the files: the target itself, or a walk under it with ignore files, globs and type,
+ *    leaving out (and counting) files Read deny rules hide.
  * 3. Read and match the files in walk order, so that content output is ordered like
  *    `rg --sort path` and can stop as soon as the caller has enough lines.
  *
@@ -45,6 +46,7 @@ export function builtinSearchEngine(env: Readonly<Record<string, string>>): Sear
     const stop = AbortSignal.any([run.signal, timeout]);
     const problems = { unreadable: 0, tooLarge: 0 };
     let files = [query.target];
+    let hidden = 0;
     if (!query.targetIsFile) {
       const rootLayer = await loadLayerChain(query.target, globalExcludesFile(env));
       const walk = await walkFiles({
@@ -53,14 +55,16 @@ export function builtinSearchEngine(env: Readonly<Record<string, string>>): Sear
         overrides: compileOverrides(query.globs),
         fileType,
         signal: stop,
+        ...(run.isReadDenied && { exclude: run.isReadDenied }),
       });
       files = walk.files;
       problems.unreadable += walk.unreadable;
+      hidden = walk.excluded ?? 0;
     }
     const found = await searchFiles(files, query, matcher, run, stop, problems);
     run.signal.throwIfAborted();
     const warning = describeProblems(problems, timeout.aborted, run.timeoutMs);
-    return { ok: true, ...found, ...(warning && { warning }) };
+    return { ok: true, ...found, ...(warning && { warning }), ...(hidden > 0 && { hidden }) };
   };
 }
 

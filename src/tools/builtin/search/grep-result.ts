@@ -6,6 +6,7 @@
  * limit cut the list. Text beyond 20 000 characters is cut at a line end with a count of the
  * lines left out.
  */
+import { hiddenNote } from './hidden-files.js';
 import type { FileCount, OutputMode } from './types.js';
 
 export const DEFAULT_HEAD_LIMIT = 250;
@@ -26,6 +27,8 @@ export interface GrepOutput {
   error?: string;
   /** Why the results may be incomplete. */
   warning?: string;
+  /** Files left out of the search because Read deny rules cover them; absent when none. */
+  hiddenByPermissions?: number;
 }
 
 export interface Paging {
@@ -121,6 +124,7 @@ export function renderGrepText(output: GrepOutput): string {
     const unit = plural(output.appliedLimit, output.mode === 'content' ? 'line' : 'file');
     text += `\n\n[Limited to ${unit}${offset > 0 ? ` after skipping ${offset}` : ''}. Pass offset: ${offset + output.appliedLimit} to see the next ones, or narrow the search.]`;
   }
+  if (output.hiddenByPermissions) text += `\n\n${hiddenNote(output.hiddenByPermissions)}`;
   if (output.warning !== undefined) text += `\n\n${output.warning}`;
   return text;
 }

@@ -8,16 +8,21 @@
  *
  * Exit codes: 0 found, 1 found nothing, 2 an error — with output, the error was partial (an
  * unreadable file) and what was found is reported with a warning; without, it is the result.
+ * When Read deny rules hide files, a listing run first finds them (ripgrep-hidden.ts).
  */
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
+import { findHiddenFiles } from './ripgrep-hidden.js';
 import { MAX_COLUMNS } from './types.js';
-import type { FileCount, SearchEngine, SearchOutcome, SearchQuery } from './types.js';
+import type { FileCount, SearchEngine, SearchOutcome, SearchQuery, SearchRun } from './types.js';
 
 const MAX_STDERR_CHARS = 4000;
 
-/** The rg arguments for a query, without the binary. */
-export function ripgrepArgs(query: SearchQuery): string[] {
+/**
+ * The rg arguments for a query, without the binary. `exclusions` (globs hiding what Read deny
+ * rules cover) come after everything that could include a file.
+ */
+export function ripgrepArgs(query: SearchQuery, exclusions: readonly string[] = []): string[] {
   const args = ['--no-config', '--hidden', '--color', 'never', '--no-heading'];
   if (query.mode === 'files_with_matches') args.push('-l', '--null');
   else if (query.mode === 'count') args.push('-c', '--with-filename', '--null');
@@ -29,11 +34,19 @@ export function ripgrepArgs(query: SearchQuery): string[] {
   }
   if (query.ignoreCase) args.push('-i');
   if (query.multiline) args.push('-U', '--multiline-dotall');
+  args.push(...filterArgs(query));
+  for (const glob of exclusions) args.push('--glob', glob);
+  args.push('-e', query.pattern, '--', query.target);
+  return args;
+}
+
+/** Which files are searched: type, the model's globs, and never `.git`. */
+function filterArgs(query: SearchQuery): string[] {
+  const args: string[] = [];
   if (query.type !== undefined) args.push('--type', query.type);
   for (const glob of query.globs) args.push('--glob', glob);
   // Last, so that no glob of the model's can bring the repository's internals back in.
   args.push('--glob', '!.git');
-  args.push('-e', query.pattern, '--', query.target);
   return args;
 }
 
@@ -43,85 +56,106 @@ export function ripgrepCwd(query: SearchQuery): string {
 }
 
 export function ripgrepEngine(binary: string, env: Readonly<Record<string, string>>): SearchEngine {
-  return (query, run) =>
-    new Promise<SearchOutcome>((resolve, reject) => {
-      const child = spawn(binary, ripgrepArgs(query), {
-        cwd: ripgrepCwd(query),
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stopped = false;
-      let timedOut = false;
-      let stdoutText = '';
-      let pending = '';
-      let sawOutput = false;
-      let stderrText = '';
-      const stopChild = () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stopChild();
-      }, run.timeoutMs);
-      const onAbort = () => stopChild();
-      run.signal.addEventListener('abort', onAbort, { once: true });
+  return async (query, run) => {
+    const hidden = await findHiddenFiles(binary, env, query, run, filterArgs(query));
+    const outcome = await search(binary, env, query, run, hidden.globs);
+    if (!outcome.ok || hidden.hidden === 0) return outcome;
+    // The exclusions did the work; this only guards against a path they failed to express.
+    const visible = (path: string) => run.isReadDenied?.(path) !== true;
+    return {
+      ...outcome,
+      paths: outcome.paths.filter(visible),
+      counts: outcome.counts.filter((entry) => visible(entry.path)),
+      hidden: hidden.hidden,
+    };
+  };
+}
 
-      child.stdout.setEncoding('utf8');
-      child.stderr.setEncoding('utf8');
-      child.stdout.on('data', (chunk: string) => {
-        if (stopped) return;
-        sawOutput = true;
-        if (query.mode !== 'content') {
-          stdoutText += chunk;
-          return;
-        }
-        pending += chunk;
-        let newline = pending.indexOf('\n');
-        let consumed = 0;
-        while (newline !== -1) {
-          if (!run.onLine(pending.slice(consumed, newline))) {
-            stopped = true;
-            stopChild();
-            return;
-          }
-          consumed = newline + 1;
-          newline = pending.indexOf('\n', consumed);
-        }
-        pending = pending.slice(consumed);
-      });
-      child.stderr.on('data', (chunk: string) => {
-        if (stderrText.length < MAX_STDERR_CHARS) stderrText += chunk;
-      });
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        run.signal.removeEventListener('abort', onAbort);
-        reject(error);
-      });
-      child.on('close', (code) => {
-        clearTimeout(timer);
-        run.signal.removeEventListener('abort', onAbort);
-        if (run.signal.aborted) {
-          reject(abortReason(run.signal));
-          return;
-        }
-        if (!stopped && pending !== '' && query.mode === 'content') run.onLine(pending);
-        const stderr = stderrText.trim().slice(0, MAX_STDERR_CHARS);
-        const found = parseOutput(query, stdoutText);
-        if (stopped || code === 0 || code === 1) {
-          resolve({
-            ok: true,
-            ...found,
-            ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }),
-          });
-        } else if (timedOut) {
-          resolve({ ok: true, ...found, warning: timeoutWarning(run.timeoutMs) });
-        } else if (code === 2 && sawOutput) {
-          resolve({ ok: true, ...found, warning: `Some paths could not be searched: ${stderr}` });
-        } else {
-          resolve({ ok: false, error: stderr || `ripgrep exited with code ${String(code)}` });
-        }
-      });
+function search(
+  binary: string,
+  env: Readonly<Record<string, string>>,
+  query: SearchQuery,
+  run: SearchRun,
+  exclusions: readonly string[],
+): Promise<SearchOutcome> {
+  return new Promise<SearchOutcome>((resolve, reject) => {
+    const child = spawn(binary, ripgrepArgs(query, exclusions), {
+      cwd: ripgrepCwd(query),
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stopped = false;
+    let timedOut = false;
+    let stdoutText = '';
+    let pending = '';
+    let sawOutput = false;
+    let stderrText = '';
+    const stopChild = () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopChild();
+    }, run.timeoutMs);
+    const onAbort = () => stopChild();
+    run.signal.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stopped) return;
+      sawOutput = true;
+      if (query.mode !== 'content') {
+        stdoutText += chunk;
+        return;
+      }
+      pending += chunk;
+      let newline = pending.indexOf('\n');
+      let consumed = 0;
+      while (newline !== -1) {
+        if (!run.onLine(pending.slice(consumed, newline))) {
+          stopped = true;
+          stopChild();
+          return;
+        }
+        consumed = newline + 1;
+        newline = pending.indexOf('\n', consumed);
+      }
+      pending = pending.slice(consumed);
+    });
+    child.stderr.on('data', (chunk: string) => {
+      if (stderrText.length < MAX_STDERR_CHARS) stderrText += chunk;
+    });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      run.signal.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      run.signal.removeEventListener('abort', onAbort);
+      if (run.signal.aborted) {
+        reject(abortReason(run.signal));
+        return;
+      }
+      if (!stopped && pending !== '' && query.mode === 'content') run.onLine(pending);
+      const stderr = stderrText.trim().slice(0, MAX_STDERR_CHARS);
+      const found = parseOutput(query, stdoutText);
+      if (stopped || code === 0 || code === 1) {
+        resolve({
+          ok: true,
+          ...found,
+          ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }),
+        });
+      } else if (timedOut) {
+        resolve({ ok: true, ...found, warning: timeoutWarning(run.timeoutMs) });
+      } else if (code === 2 && sawOutput) {
+        resolve({ ok: true, ...found, warning: `Some paths could not be searched: ${stderr}` });
+      } else {
+        resolve({ ok: false, error: stderr || `ripgrep exited with code ${String(code)}` });
+      }
+    });
+  });
 }
 
 function parseOutput(query: SearchQuery, text: string): { paths: string[]; counts: FileCount[] } {

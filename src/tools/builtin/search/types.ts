@@ -40,6 +40,11 @@ export interface SearchRun {
    * (the caller has all it will show).
    */
   onLine(line: string): boolean;
+  /**
+   * Files the policy's Read deny rules hide (ToolContext.isReadDenied): a directory search leaves
+   * them out and counts them. A file named as the target was checked by the policy already.
+   */
+  isReadDenied?: (absolutePath: string) => boolean;
 }
 
 export type SearchOutcome =
@@ -51,6 +56,8 @@ export type SearchOutcome =
       counts: FileCount[];
       /** Why the results may be incomplete (timeout, unreadable files), for the model. */
       warning?: string;
+      /** Files that would have been searched but Read deny rules hide; absent when none. */
+      hidden?: number;
     }
   | { ok: false; error: string };
 

@@ -3,6 +3,7 @@
  * entry: `.git` is never entered; a `--glob` decision wins outright; otherwise ignore files may
  * drop the entry, then the type filter may drop a file. Symbolic links are not followed and
  * special files are skipped, as ripgrep does without `--follow`. Hidden entries are included.
+ * Last, files the caller excludes (Read deny rules) are left out and counted.
  *
  * Files come back in ripgrep's `--sort path` order: each directory's entries sorted by name,
  * depth first. Directories are read concurrently; the order is restored when the results of a
@@ -22,18 +23,28 @@ export interface WalkOptions {
   fileType: ((fileName: string) => boolean) | undefined;
   /** Stops the walk; the files found so far are returned. */
   signal: AbortSignal;
+  /** Files to leave out after every other filter (Read deny rules); they are counted. */
+  exclude?: (path: string) => boolean;
 }
 
 export interface WalkResult {
   files: string[];
   /** Directories that could not be read. */
   unreadable: number;
+  /** Files left out by `exclude`; absent when none. */
+  excluded?: number;
+}
+
+interface WalkState {
+  unreadable: number;
+  excluded: number;
 }
 
 export async function walkFiles(options: WalkOptions): Promise<WalkResult> {
-  const state = { unreadable: 0 };
+  const state: WalkState = { unreadable: 0, excluded: 0 };
   const files = await walkDirectory(options, options.root, '', options.rootLayer, state);
-  return { files, unreadable: state.unreadable };
+  const { unreadable, excluded } = state;
+  return { files, unreadable, ...(excluded > 0 && { excluded }) };
 }
 
 async function walkDirectory(
@@ -41,7 +52,7 @@ async function walkDirectory(
   directory: string,
   relativeDirectory: string,
   parentLayer: IgnoreLayer,
-  state: { unreadable: number },
+  state: WalkState,
 ): Promise<string[]> {
   if (options.signal.aborted) return [];
   let entries: Dirent[];
@@ -64,6 +75,10 @@ async function walkDirectory(
     const path = join(directory, entry.name);
     const relative = relativeDirectory === '' ? entry.name : `${relativeDirectory}/${entry.name}`;
     if (!accepts(options, layer, path, relative, entry.name, isDirectory)) continue;
+    if (!isDirectory && options.exclude?.(path)) {
+      state.excluded++;
+      continue;
+    }
     parts.push(isDirectory ? walkDirectory(options, path, relative, layer, state) : path);
   }
   const files: string[] = [];

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSession } from '../../src/agent/session.js';
+import { createAnthropicClient } from '../../src/model/anthropic-client.js';
+import type { ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../src/model/replay-server.js';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import { parseRule } from '../../src/permissions/rules.js';
+import { makeWorkspace } from '../helpers/tool-harness.js';
+import type { Workspace } from '../helpers/tool-harness.js';
+
+let server: ReplayServer | undefined;
+let workspace: Workspace | undefined;
+afterEach(async () => {
+  await server?.close();
+  workspace?.cleanup();
+  server = undefined;
+  workspace = undefined;
+});
+
+function toolResultsOf(body: unknown): ToolResultBlock[] {
+  const messages = (body as { messages: Message[] }).messages;
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'user' || typeof last.content === 'string') return [];
+  return last.content.filter((block): block is ToolResultBlock => block.type === 'tool_result');
+}
+
+describe('runSession', () => {
+  describe('when a Read deny rule is in force', () => {
+    it('hides the file from Grep and Glob and refuses Bash commands that name it', async () => {
+      workspace = makeWorkspace('ci-agent-session-');
+      await workspace.write('.env', 'TOKEN=secret-value\n');
+      await workspace.write('a.txt', 'TOKEN=public\n');
+      server = await startReplayServer({
+        apiKey: 'sk-test',
+        turns: [
+          [
+            {
+              type: 'tool_use',
+              id: 'toolu_grep',
+              name: 'Grep',
+              input: { pattern: 'TOKEN', output_mode: 'content' },
+            },
+            { type: 'tool_use', id: 'toolu_glob', name: 'Glob', input: { pattern: '.env*' } },
+            {
+              type: 'tool_use',
+              id: 'toolu_bash',
+              name: 'Bash',
+              input: { command: 'touch canary && cat .env' },
+            },
+          ],
+          [{ type: 'text', text: 'Done.' }],
+        ],
+      });
+      const result = await runSession({
+        prompt: 'find the token',
+        cwd: workspace.root,
+        model: 'claude-sonnet-5-5',
+        modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
+        permissionMode: 'bypassPermissions',
+        rules: { allow: [], deny: [parseRule('Read(.env)', '.claude/settings.json')] },
+        env: process.env,
+        events: () => undefined,
+      });
+
+      const results = toolResultsOf(server.requests[1]?.body);
+      const text = (id: string) => {
+        const content = results.find((block) => block.tool_use_id === id)?.content;
+        return typeof content === 'string' ? content : JSON.stringify(content);
+      };
+      expect(text('toolu_grep')).toBe(
+        `${workspace.path('a.txt')}:1:TOKEN=public\n\n(1 file hidden by permission rules)`,
+      );
+      expect(text('toolu_glob')).toBe('No files found\n(1 file hidden by permission rules)');
+      expect(text('toolu_bash')).toContain("'Read(.env)' (.claude/settings.json)");
+      expect(existsSync(workspace.path('canary'))).toBe(false);
+      expect(result.permissionDenials.map((denial) => denial.tool_use_id)).toEqual(['toolu_bash']);
+    });
+  });
+});

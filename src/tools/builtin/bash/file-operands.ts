@@ -1,0 +1,242 @@
+/**
+ * The files a Bash command reads or writes through its own words, for Read(…) and Edit(…) deny
+ * and ask rules (CC-COMPAT §2.4: deny rules "also apply to recognized Bash file commands … but
+ * not to arbitrary subprocesses"). Best effort and one-sided: an operand can only add a denial,
+ * so where a word is ambiguous it is taken for a file.
+ *
+ *   1. parse (parse.ts); every simple command counts, nested ones too (`$(cat .env)`,
+ *      `bash -c 'head .env'`, `eval …`);
+ *   2. see through launchers (`sudo`, `timeout 5`, `env X=1`, `xargs`, …): every tail of their
+ *      words is tried as the command;
+ *   3. the file words of known programs (file-commands.ts) and of redirections: `< f` reads;
+ *      `> f`, `>> f`, `>| f`, `&> f`, `>& f` write; `<> f` does both;
+ *   4. each word resolved against the Bash cwd and every directory a `cd` in the command names,
+ *      and through symlinks (a deny on the link or on its target applies);
+ *   5. words the shell expands:
+ *      - `~/x`: the home directory;
+ *      - globs and braces (`.e*`, `*.env`, `.{env,x}`): the pattern itself, which the rule
+ *        matcher compares name to name (path-rules.ts), and the files it matches on disk now
+ *        (with `**` as bash's plain `*`). As in bash, `*` and `?` do not match a leading dot,
+ *        unless the command or the environment mentions dotglob or GLOBIGNORE: `cat *.env`
+ *        cannot read `.env`, `cat .e*` can;
+ *      - a parameter or command substitution (`$F`, `"$F"`, `$(pwd)/x`): its value is unknown
+ *        until run time. When the last path segment is literal (`$DIR/.env`), that name in an
+ *        unknown directory is checked; otherwise the word is not checked at all — the same
+ *        limit as for programs that open files of their own.
+ *   A command that does not parse: each of its words is taken for a file read.
+ *
+ * Not covered: arbitrary programs (`python -c …`, `node x.js`, `curl -d @f`), git reading its
+ * object store (`git show HEAD:.env`), a recursive search of a directory that holds a denied
+ * file (`grep -r KEY .`: use the Grep tool, which hides such files), `find … -exec`, sed's `r`
+ * and `w` commands, names piped into `xargs`.
+ */
+import { posix } from 'node:path';
+import picomatch from 'picomatch';
+import { globSync } from 'tinyglobby';
+import { realPathOf } from '../../paths.js';
+import type { FileOperand } from '../../tool.js';
+import { commandFileWords } from './file-commands.js';
+import type { FileAccess, FileWord } from './file-commands.js';
+import { allCommands, parseCommand } from './parse.js';
+import type { ExpansionKind, Redirection, SimpleCommand, Word } from './parse.js';
+
+export interface OperandContext {
+  /** The Bash tool's working directory. */
+  cwd: string;
+  homeDir: string;
+  /** The environment the command runs with (BASHOPTS, GLOBIGNORE change globbing). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** Programs that run a command given in their arguments. */
+const LAUNCHERS = new Set([
+  ...['sudo', 'doas', 'env', 'timeout', 'time', 'nice', 'nohup', 'stdbuf', 'command'],
+  ...['builtin', 'noglob', 'xargs', 'ionice', 'setsid', 'exec', 'watch', 'chrt', 'taskset'],
+  ...['flock', 'unshare', 'nsenter', 'chroot', 'busybox', 'runuser'],
+]);
+/** Launcher options are not modelled; a command this far in is not looked for. */
+const MAX_LAUNCHER_WORDS = 16;
+const MAX_DIRECTORIES = 8;
+/** A pattern with more segments than this is not expanded on disk (only compared by name). */
+const MAX_EXPANDED_SEGMENTS = 4;
+const MAX_EXPANDED_FILES = 500;
+const MAX_FALLBACK_WORDS = 1000;
+const RUN_TIME_EXPANSIONS: ReadonlySet<ExpansionKind> = new Set([
+  'parameter',
+  'command',
+  'arithmetic',
+  'process',
+]);
+
+export function bashFileOperands(command: string, context: OperandContext): FileOperand[] {
+  const dot =
+    /dotglob|GLOBIGNORE/.test(command) ||
+    (context.env.BASHOPTS ?? '').includes('dotglob') ||
+    context.env.GLOBIGNORE !== undefined;
+  const parsed = parseCommand(command);
+  const commands = parsed.ok ? allCommands(parsed.commands) : [];
+  const words = parsed.ok ? commands.flatMap(fileWordsOf) : fallbackWords(command);
+  const directories = workingDirectories(commands, context);
+  const operands = new Map<string, FileOperand>();
+  for (const { word, access } of words) {
+    for (const operand of resolveWord(word, access, directories, context.homeDir, dot)) {
+      operands.set(
+        `${operand.access} ${operand.pattern ? 'pattern' : 'path'} ${operand.path}`,
+        operand,
+      );
+    }
+  }
+  return [...operands.values()];
+}
+
+function fileWordsOf(command: SimpleCommand): FileWord[] {
+  const files = command.redirections.flatMap(redirectionFiles);
+  for (const [name, ...args] of commandForms(command.words)) {
+    if (!name || name.expansions.length > 0) continue;
+    files.push(...commandFileWords(basename(name.value), args));
+  }
+  return files;
+}
+
+/** The words as written, and every tail of them when they start with a launcher. */
+function commandForms(words: readonly Word[]): Word[][] {
+  const forms = [[...words]];
+  const first = words[0];
+  if (first && LAUNCHERS.has(basename(first.value))) {
+    const last = Math.min(words.length, MAX_LAUNCHER_WORDS + 1);
+    for (let index = 1; index < last; index++) forms.push(words.slice(index));
+  }
+  return forms;
+}
+
+function redirectionFiles({ operator, target }: Redirection): FileWord[] {
+  const read = { word: target, access: 'read' as const };
+  const write = { word: target, access: 'write' as const };
+  switch (operator) {
+    case '<':
+      return [read];
+    case '<>':
+      return [read, write];
+    case '>':
+    case '>>':
+    case '>|':
+    case '&>':
+    case '&>>':
+      return [write];
+    case '>&':
+      // `>&2` and `>&-` duplicate or close a descriptor; `>& file` writes the file.
+      return target.expansions.length === 0 && /^(\d+|-)$/.test(target.value) ? [] : [write];
+    default:
+      return [];
+  }
+}
+
+/** The cwd, and every directory a `cd` or `pushd` in the command could move to. */
+function workingDirectories(commands: readonly SimpleCommand[], context: OperandContext) {
+  const directories = [context.cwd];
+  for (const command of commands) {
+    const [name, ...args] = command.words;
+    if (name?.value !== 'cd' && name?.value !== 'pushd') continue;
+    const target = args.find((word) => !/^-[LPe@]*$/.test(word.value));
+    if (target && !isLiteral(target)) continue;
+    const value = target ? expandTilde(target.value, context.homeDir) : context.homeDir;
+    for (const directory of [...directories]) {
+      if (directories.length >= MAX_DIRECTORIES) break;
+      const next = posix.resolve(directory, value);
+      if (!directories.includes(next)) directories.push(next);
+    }
+  }
+  return directories;
+}
+
+function resolveWord(
+  word: Word,
+  access: FileAccess,
+  directories: readonly string[],
+  homeDir: string,
+  dot: boolean,
+): FileOperand[] {
+  const value = word.value;
+  if (value === '' || value === '-') return [];
+  if (word.expansions.some((kind) => RUN_TIME_EXPANSIONS.has(kind))) {
+    const slash = value.lastIndexOf('/');
+    const name = value.slice(slash + 1);
+    // `$DIR/.env`: a known name in an unknown directory. Anything else is unknown.
+    if (slash === -1 || name === '' || /[$`(){}]/.test(name)) return [];
+    return [{ path: `/**/${name}`, access, pattern: { dot } }];
+  }
+  const expanded = word.expansions.includes('tilde') ? expandTilde(value, homeDir) : value;
+  const paths = posix.isAbsolute(expanded)
+    ? [expanded]
+    : directories.map((directory) => `${directory}/${expanded}`);
+  const isPattern = word.expansions.includes('glob') || word.expansions.includes('brace');
+  return paths.flatMap((path): FileOperand[] => {
+    if (!isPattern) return withRealPath(path).map((each) => ({ path: each, access }));
+    const pattern = posix.normalize(path);
+    return [
+      { path: pattern, access, pattern: { dot } },
+      ...expandOnDisk(pattern, dot)
+        .flatMap(withRealPath)
+        .map((each) => ({ path: each, access })),
+    ];
+  });
+}
+
+/** The path normalized, and where it really leads (`link/..` goes where the kernel goes). */
+function withRealPath(path: string): string[] {
+  const normalized = posix.normalize(path).replace(/(.)\/+$/, '$1');
+  const real = realPathOf(path);
+  return real === normalized ? [normalized] : [normalized, real];
+}
+
+/** The existing entries a pattern names now, as bash (without globstar) would expand it. */
+function expandOnDisk(pattern: string, dot: boolean): string[] {
+  const { base, glob } = picomatch.scan(pattern);
+  const rest = glob.replaceAll('**', '*');
+  if (rest === '' || rest.split('/').length > MAX_EXPANDED_SEGMENTS) return [];
+  try {
+    return globSync(rest, {
+      cwd: base === '' ? '/' : base,
+      dot,
+      absolute: true,
+      onlyFiles: false,
+      expandDirectories: false,
+      followSymbolicLinks: false,
+    })
+      .slice(0, MAX_EXPANDED_FILES)
+      .map((path) => path.replace(/(.)\/$/, '$1'));
+  } catch {
+    return [];
+  }
+}
+
+/** For a command that does not parse: every word, taken for a file read. */
+function fallbackWords(command: string): FileWord[] {
+  return command
+    .split(/[\s;&|()<>`"']+/)
+    .filter((token) => token !== '' && !token.startsWith('-'))
+    .slice(0, MAX_FALLBACK_WORDS)
+    .map((token) => ({ word: tokenWord(token), access: 'read' as const }));
+}
+
+function tokenWord(token: string): Word {
+  const expansions: ExpansionKind[] = [];
+  if (token.includes('$')) expansions.push('parameter');
+  if (/[*?]/.test(token) || /\[.*\]/.test(token)) expansions.push('glob');
+  if (/\{.*,.*\}/.test(token)) expansions.push('brace');
+  if (token.startsWith('~')) expansions.push('tilde');
+  return { raw: token, value: token, expansions, leadingDynamic: expansions.length > 0 };
+}
+
+function isLiteral(word: Word): boolean {
+  return word.expansions.every((kind) => kind === 'tilde');
+}
+
+function expandTilde(value: string, homeDir: string): string {
+  if (value === '~') return homeDir;
+  return value.startsWith('~/') ? `${homeDir}${value.slice(1)}` : value;
+}
+
+function basename(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
