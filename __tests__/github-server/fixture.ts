@@ -1,0 +1,52 @@
+/**
+ * Test support for the fake GitHub: a server with the OpenAPI index (loaded once per test file)
+ * and the real Octokit from @actions/github pointed at it.
+ */
+import { getOctokit } from '@actions/github';
+import { expect } from 'vitest';
+import { startGitHubServer } from '../../src/github-server/index.js';
+import type { GitHubServer, GitHubServerOptions } from '../../src/github-server/index.js';
+import { loadOperationIndex } from '../../src/github-server/openapi/load-operation-index.js';
+
+export const TOKEN = 'ghs_fixture_token';
+export const REPO = { owner: 'octo', repo: 'app' } as const;
+export const FIXED_NOW = new Date('2024-05-01T12:00:00.000Z');
+
+export type Octokit = ReturnType<typeof getOctokit>;
+
+export interface Fake {
+  server: GitHubServer;
+  octokit: Octokit;
+}
+
+export async function startFake(options: GitHubServerOptions = {}): Promise<Fake> {
+  const server = await startGitHubServer({
+    openapi: await loadOperationIndex(),
+    token: TOKEN,
+    now: () => FIXED_NOW,
+    ...options,
+  });
+  return { server, octokit: getOctokit(TOKEN, { baseUrl: server.url }) };
+}
+
+export function expectNoViolations(server: GitHubServer): void {
+  expect(server.violations()).toEqual([]);
+}
+
+/** The status and body of the request error a call rejected with. */
+export async function failure(call: Promise<unknown>): Promise<{ status: number; data: unknown }> {
+  try {
+    await call;
+  } catch (error) {
+    if (typeof error === 'object' && error !== null && 'status' in error) {
+      const response = 'response' in error ? error.response : undefined;
+      const data =
+        typeof response === 'object' && response !== null && 'data' in response
+          ? response.data
+          : undefined;
+      return { status: Number(error.status), data };
+    }
+    throw error;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
