@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 const entries = [
+  ['src/index.ts', 'dist'],
   ['src/cli/index.ts', 'dist/cli'],
   ['src/demo/index.ts', 'dist/demo'],
 ];

@@ -1,0 +1,252 @@
+/**
+ * The built action (dist/index.js) run as the runner runs it: INPUT_* variables, the event payload
+ * at GITHUB_EVENT_PATH (real examples from @octokit/webhooks-examples), GITHUB_OUTPUT and
+ * GITHUB_STEP_SUMMARY files, GITHUB_API_URL pointing at the loopback GitHub API (every request
+ * checked against GitHub's OpenAPI description), a bare git repository as origin, and the replay
+ * server as the model.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { GitHubServer } from '../../src/github-server/index.js';
+import { createOriginRepo, startGitHubServer } from '../../src/github-server/index.js';
+import type { OriginRepo } from '../../src/github-server/index.js';
+import type { ReplayScriptEntry, ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../src/model/replay-server.js';
+import { runnerEnvironment, webhookExample } from '../github/webhook-examples.js';
+
+const ACTION = resolve(import.meta.dirname, '../../dist/index.js');
+const OWNER = 'Codertocat';
+const REPO = 'Hello-World';
+const TOKEN = 'ghs_e2e_token_0123456789';
+const API_KEY = 'sk-ant-e2e-key-0123456789';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const SAMPLE = {
+  'src/stats.js':
+    'export function mean(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total / values.length;\n}\n',
+  '.github/ci-agent.yml':
+    'permissions:\n  onAsk:\n    default: deny\n    tools:\n      Edit: allow\n',
+};
+
+interface ActionRun {
+  code: number | null;
+  stdout: string;
+  outputs: Record<string, string>;
+  summary: string;
+  runnerTemp: string;
+}
+
+async function setup(permission: 'write' | 'read' = 'write', actor = OWNER) {
+  const origin = await createOriginRepo({ files: SAMPLE });
+  cleanups.push(() => origin.cleanup());
+  const github = await startGitHubServer({
+    openapi: 'load',
+    token: TOKEN,
+    actor: 'github-actions[bot]',
+    seed: {
+      repos: [
+        { owner: OWNER, name: REPO, origin: origin.bare, permissions: { [OWNER]: permission } },
+      ],
+      issues: [
+        {
+          repo: `${OWNER}/${REPO}`,
+          number: 1,
+          title: 'mean() is wrong',
+          body: 'mean([1,2,3]) gives 1.67',
+          labels: ['ci-agent'],
+        },
+      ],
+    },
+  });
+  cleanups.push(() => github.close());
+  return { origin, github };
+}
+
+async function runAction(
+  origin: OriginRepo,
+  github: GitHubServer,
+  model: ReplayServer,
+  payload: unknown,
+  eventName: string,
+): Promise<ActionRun> {
+  const runnerTemp = mkdtempSync(join(tmpdir(), 'ci-agent-runner-'));
+  cleanups.push(() => rmSync(runnerTemp, { recursive: true, force: true }));
+  const env = await runnerEnvironment({
+    eventName,
+    payload,
+    env: {
+      GITHUB_API_URL: github.url,
+      GITHUB_WORKSPACE: origin.checkout,
+      RUNNER_TEMP: runnerTemp,
+      GITHUB_OUTPUT: join(runnerTemp, 'output'),
+      GITHUB_STEP_SUMMARY: join(runnerTemp, 'summary.md'),
+      'INPUT_ANTHROPIC-API-KEY': API_KEY,
+      'INPUT_GITHUB-TOKEN': TOKEN,
+      'INPUT_UPLOAD-ARTIFACT': 'false',
+      ANTHROPIC_BASE_URL: model.url,
+      PATH: process.env.PATH ?? '',
+      HOME: runnerTemp,
+    },
+  });
+  // The runner creates these files before the step starts.
+  writeFileSync(env.GITHUB_OUTPUT!, '');
+  writeFileSync(env.GITHUB_STEP_SUMMARY!, '');
+  const child = spawn(process.execPath, [ACTION], {
+    cwd: origin.checkout,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  const outputs: Record<string, string> = {};
+  const outputText = existsSync(env.GITHUB_OUTPUT!) ? readFileSync(env.GITHUB_OUTPUT!, 'utf8') : '';
+  for (const match of outputText.matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm))
+    outputs[match[1]!] = match[3]!;
+  const summary = existsSync(env.GITHUB_STEP_SUMMARY!)
+    ? readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8')
+    : '';
+  return { code, stdout, outputs, summary, runnerTemp };
+}
+
+function issueLabeled(label: string, sender = OWNER) {
+  const payload = webhookExample('issues', (example) => example.action === 'labeled');
+  payload.issue.number = 1;
+  payload.issue.title = 'mean() is wrong';
+  payload.issue.body = 'mean([1,2,3]) gives 1.67';
+  if (payload.label) payload.label.name = label;
+  payload.sender.login = sender;
+  payload.sender.type = 'User';
+  payload.repository.name = REPO;
+  payload.repository.full_name = `${OWNER}/${REPO}`;
+  payload.repository.owner.login = OWNER;
+  payload.repository.default_branch = 'main';
+  return payload;
+}
+
+function fixTurns(root: string): ReplayScriptEntry[] {
+  return [
+    [
+      {
+        type: 'tool_use',
+        id: 'toolu_01',
+        name: 'Read',
+        input: { file_path: `${root}/src/stats.js` },
+      },
+    ],
+    [
+      {
+        type: 'tool_use',
+        id: 'toolu_02',
+        name: 'Edit',
+        input: {
+          file_path: `${root}/src/stats.js`,
+          old_string: 'let i = 1',
+          new_string: 'let i = 0',
+        },
+      },
+    ],
+    [{ type: 'text', text: 'The loop skipped the first value; it starts at 0 now.' }],
+  ];
+}
+
+describe('the GitHub Action (dist/index.js)', () => {
+  it('works on a labelled issue: a branch, a commit, a PR that closes the issue, one report comment', async () => {
+    expect(existsSync(ACTION), 'run "npm run build" first').toBe(true);
+    const { origin, github } = await setup();
+    const model = await startReplayServer({ turns: fixTurns(origin.checkout), apiKey: API_KEY });
+    cleanups.push(() => model.close());
+    const run = await runAction(origin, github, model, issueLabeled('ci-agent'), 'issues');
+
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.conclusion).toBe('success');
+    expect(run.outputs.branch).toBe('ci-agent/issue-1');
+    const branches = await origin.branches();
+    expect(branches['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
+    const committed = await origin.git(
+      ['show', `${run.outputs['commit-sha']}:src/stats.js`],
+      origin.bare,
+    );
+    expect(committed).toContain('let i = 0');
+
+    const pulls = github.state.pulls;
+    expect(pulls).toHaveLength(1);
+    expect(pulls[0]).toMatchObject({ number: Number(run.outputs['pr-number']) });
+    expect(JSON.stringify(pulls[0])).toContain('Closes #1');
+
+    const comments = github.state.comments.filter((comment) =>
+      comment.body.includes('<!-- ci-agent:report -->'),
+    );
+    expect(comments).toHaveLength(1);
+    expect(comments[0]!.body).toMatch(
+      /### ✅ ci-agent: the agent made changes; pull request #\d+ is ready for review/,
+    );
+    expect(comments[0]!.body).toContain('+  for (let i = 0; i < values.length; i++)');
+    expect(comments[0]!.body).toContain('Tool log (2 calls)');
+    expect(run.summary).toContain('ci-agent: the agent made changes');
+    expect(github.violations()).toEqual([]);
+
+    const log = readFileSync(join(run.runnerTemp, 'ci-agent-1658821493', 'tool-log.jsonl'), 'utf8');
+    expect(log).toContain('"subtype":"permission_decision"');
+    expect(log).not.toContain(API_KEY);
+    expect(log).not.toContain(TOKEN);
+    // Only the runner's own mask registrations may name the secrets.
+    const printed = run.stdout.split('\n').filter((line) => !line.startsWith('::add-mask::'));
+    expect(printed.join('\n')).not.toContain(API_KEY);
+  });
+
+  it('skips, visibly and successfully, when the label is not the trigger label', async () => {
+    const { origin, github } = await setup();
+    const model = await startReplayServer({ turns: [] });
+    cleanups.push(() => model.close());
+    const run = await runAction(origin, github, model, issueLabeled('bug'), 'issues');
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.conclusion).toBe('skipped');
+    expect(run.summary).toContain('ci-agent skipped this event');
+    expect(model.requests).toHaveLength(0);
+    expect(github.state.comments).toHaveLength(0);
+  });
+
+  it('does not run for an actor without write permission', async () => {
+    const { origin, github } = await setup('read', 'drive-by');
+    const model = await startReplayServer({ turns: [] });
+    cleanups.push(() => model.close());
+    const run = await runAction(
+      origin,
+      github,
+      model,
+      issueLabeled('ci-agent', 'drive-by'),
+      'issues',
+    );
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.conclusion).toBe('skipped');
+    expect(run.summary).toMatch(/skipped[\s\S]*drive-by/);
+    expect(model.requests).toHaveLength(0);
+    expect(github.violations()).toEqual([]);
+  });
+
+  it('fails honestly when the push is rejected, and keeps the work as a patch', async () => {
+    const { origin, github } = await setup();
+    await origin.setRejectPushes('pushes are closed today');
+    const model = await startReplayServer({ turns: fixTurns(origin.checkout) });
+    cleanups.push(() => model.close());
+    const run = await runAction(origin, github, model, issueLabeled('ci-agent'), 'issues');
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.outputs.conclusion).toBe('failed');
+    const patch = readFileSync(run.outputs['diff-path']!, 'utf8');
+    expect(patch).toContain('+  for (let i = 0; i < values.length; i++)');
+    const comment = github.state.comments.find((item) =>
+      item.body.includes('<!-- ci-agent:report -->'),
+    );
+    expect(comment?.body).toContain('the push failed');
+    expect(github.state.pulls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,414 @@
+/**
+ * One run of the action, in order:
+ *   1. inputs (once) → event → task, or a logged skip
+ *   2. the actor may trigger runs (write permission; bots only when listed)
+ *   3. the "working" comment; the tool log and transcript opened in the artifacts directory
+ *   4. the branch to work on; on pull requests the configuration from the base branch
+ *   5. the evidence: the test command's output or the failed jobs' logs (passing tests end here)
+ *   6. the agent, under the repository's policy
+ *   7. commit, push (never for a fork), open the PR for an issue
+ *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
+ * A failure at any step after 3 still ends in 8, with what there is.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as core from '@actions/core';
+import { getOctokit } from '@actions/github';
+import type { RunResult } from '../agent/events.js';
+import { runSession } from '../agent/session.js';
+import { CI_AGENT_VERSION } from '../cli/render.js';
+import { createSecretMasker } from '../log/secret-masker.js';
+import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
+import { openToolLog, openTranscript } from '../log/tool-log.js';
+import { createAnthropicClient } from '../model/anthropic-client.js';
+import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { loadPolicy } from '../policy/load-policy.js';
+import { secretValues } from '../util/child-env.js';
+import { errorMessage } from '../util/errors.js';
+import { authorizeActor } from './authorization.js';
+import { upsertReportComment, workingComment } from './comment.js';
+import type { CommentTarget } from './comment.js';
+import { deriveTask, policyRef, readEventContext } from './context.js';
+import type { GitHubEvent } from './context.js';
+import { failedJobLogs, runTestCommand } from './failure-context.js';
+import type { Failure } from './failure-context.js';
+import { checkoutBranch, commitAll, createGit, diffSince, push } from './git.js';
+import type { FileChange } from './git.js';
+import { readInputs } from './inputs.js';
+import type { ActionInputs } from './inputs.js';
+import { ReportCollector } from './report.js';
+import { renderReport } from './report-markdown.js';
+import type { Conclusion } from './report-markdown.js';
+import type { Task } from './task.js';
+import { buildTaskPrompt } from './task-prompt.js';
+import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
+
+export interface ActionOutcome {
+  conclusion: Conclusion | 'skipped';
+  headline: string;
+}
+
+const FAILED: ReadonlySet<string> = new Set([
+  'failed',
+  'denied',
+  'limit',
+  'cancelled',
+  'no-changes',
+]);
+
+export async function runAction(
+  env: NodeJS.ProcessEnv = process.env,
+  signal?: AbortSignal,
+): Promise<ActionOutcome> {
+  const inputs = readInputs(env);
+  const event = await readEventContext(env);
+  const decided = deriveTask(event, inputs);
+  if (decided.kind === 'skip') return skipped(decided.reason);
+  const task = decided;
+  const octokit = getOctokit(inputs.githubToken, { baseUrl: event.apiUrl });
+  const authorization = await authorizeActor(octokit, {
+    owner: event.owner,
+    repo: event.repo,
+    actor: event.actor,
+    allowedBots: inputs.allowedBots,
+  });
+  if (!authorization.allowed) return skipped(authorization.reason);
+  if (!inputs.anthropicApiKey) {
+    throw new Error(
+      'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
+    );
+  }
+  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal);
+}
+
+async function work(
+  task: Task,
+  event: GitHubEvent,
+  inputs: Readonly<ActionInputs>,
+  apiKey: string,
+  octokit: ReturnType<typeof getOctokit>,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal | undefined,
+): Promise<ActionOutcome> {
+  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
+  mkdirSync(artifactsDir, { recursive: true });
+  const paths = {
+    log: join(artifactsDir, 'tool-log.jsonl'),
+    transcript: join(artifactsDir, 'transcript.jsonl'),
+    diff: join(artifactsDir, 'changes.patch'),
+    report: join(artifactsDir, 'report.md'),
+  };
+  const masker = createSecretMasker([...secretValues(env), apiKey, inputs.githubToken]);
+  const target = commentTarget(task, event);
+  let commentId: number | undefined;
+  if (inputs.comment && target) {
+    const posted = await upsertReportComment(octokit, target, workingComment(event.runUrl));
+    if (posted.ok) commentId = posted.id;
+    else core.warning(masker.mask(posted.error));
+  }
+
+  const git = createGit(workspace, env);
+  const collector = new ReportCollector();
+  const log = openToolLog(paths.log);
+  let transcript: ReturnType<typeof openTranscript> | undefined;
+  let result: RunResult | undefined;
+  let conclusion: Conclusion = 'failed';
+  let headline = '';
+  let files: FileChange[] = [];
+  let patch = '';
+  let branch: string | undefined;
+  let prNumber: number | undefined = prNumberOf(task);
+  let commitSha: string | undefined;
+  try {
+    const trusted =
+      policyRef(task).from === 'base-branch'
+        ? await useTrustedConfig(git, workspace, policyRef(task).ref, {
+            extraPaths: [inputs.policy],
+          })
+        : undefined;
+    branch = await prepareBranch(git, task, event);
+    const baseSha = (await git.run(['rev-parse', 'HEAD'])).trim();
+
+    let failure: Failure | undefined;
+    if (task.kind === 'pr-tests') {
+      const tests = await runTestCommand(task.testCommand, {
+        cwd: workspace,
+        env,
+        timeoutMs: 30 * 60_000,
+        signal,
+      });
+      if (tests.passed) {
+        conclusion = 'tests-pass';
+        headline = `\`${task.testCommand}\` passes on this pull request: nothing to fix`;
+        return await finish();
+      }
+      failure = tests.failure;
+    } else if (task.kind === 'pr-fix-failed-run') {
+      failure = await failedJobLogs(octokit, {
+        owner: event.owner,
+        repo: event.repo,
+        runId: task.runId,
+      });
+    }
+
+    const prompt = buildTaskPrompt(task, { failure });
+    const policy = await loadPolicy({
+      projectDir: workspace,
+      policyPath: inputs.policy === '.github/ci-agent.yml' ? undefined : inputs.policy,
+    });
+    for (const warning of policy.warnings) core.warning(masker.mask(warning));
+    transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
+    const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
+    const lines = streamJsonSink(mapper, [log.write, transcript.write]);
+    const limits = policy.limits;
+    result = await runSession({
+      prompt,
+      cwd: workspace,
+      model: resolveModelAlias(inputs.model ?? DEFAULT_MODEL),
+      modelClient: createAnthropicClient({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined }),
+      permissionMode: policy.permissions.defaultMode ?? 'default',
+      rules: policy.permissions,
+      askDefault: policy.askResolution.default,
+      askDefaultByTool: policy.askResolution.byTool,
+      additionalDirectories: policy.permissions.additionalDirectories,
+      hooksConfig: policy.hooks,
+      transcriptPath: paths.transcript,
+      passEnv: policy.passEnv,
+      maxTurns: inputs.maxTurns ?? limits.maxTurns,
+      maxBudgetUsd: inputs.maxBudgetUsd ?? limits.maxBudgetUsd,
+      timeoutMs: minutes(inputs.timeoutMinutes ?? limits.timeoutMinutes),
+      env,
+      sessionId: `${event.runId}`,
+      events: (agentEvent) => {
+        lines(agentEvent);
+        collector.handle(agentEvent);
+      },
+      signal,
+    });
+    if (trusted) await restoreHeadConfig(git, workspace, trusted);
+
+    commitSha = await commitAll(git, commitMessage(task));
+    ({ patch, files } = await diffSince(git, baseSha, 'HEAD'));
+    writeFileSync(paths.diff, masker.mask(patch));
+    ({ conclusion, headline } = judge(task, result, files.length > 0));
+    if (commitSha && branch && !isFork(task)) {
+      try {
+        await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
+        if (
+          task.kind === 'issue' ||
+          (task.kind !== 'pr-tests' && task.kind !== 'pr-fix-failed-run' && prNumber === undefined)
+        ) {
+          prNumber = await openPullRequest(octokit, event, task, branch, result);
+          headline += `; pull request #${prNumber} is ready for review`;
+        }
+      } catch (error) {
+        conclusion = 'failed';
+        headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+      }
+    } else if (commitSha && isFork(task)) {
+      headline +=
+        '; this pull request comes from a fork, so nothing was pushed: the patch is below and in the artifact';
+    }
+    return await finish();
+  } catch (error) {
+    conclusion = signal?.aborted ? 'cancelled' : 'failed';
+    headline = `the run ${signal?.aborted ? 'was stopped' : 'failed'}: ${errorMessage(error)}`;
+    return await finish();
+  } finally {
+    log.close();
+    transcript?.close();
+  }
+
+  async function finish(): Promise<ActionOutcome> {
+    const report = collector.report;
+    const markdown = renderReport(
+      report,
+      {
+        conclusion,
+        headline,
+        files,
+        diff: patch,
+        runUrl: event.runUrl,
+        artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
+        branch,
+        prNumber,
+        commitSha,
+        partial: result === undefined && conclusion !== 'tests-pass',
+      },
+      { mask: (text) => masker.mask(text) },
+    );
+    writeFileSync(paths.report, markdown);
+    let commentUrl: string | undefined;
+    if (inputs.comment && target) {
+      const posted = await upsertReportComment(octokit, target, markdown, commentId);
+      if (posted.ok) commentUrl = posted.url;
+      else core.warning(masker.mask(posted.error));
+    }
+    await core.summary
+      .addRaw(markdown)
+      .write()
+      .catch(() => undefined);
+    if (inputs.uploadArtifact) await uploadArtifact(inputs.artifactName, artifactsDir, paths);
+    core.setOutput('conclusion', conclusion);
+    core.setOutput('branch', branch ?? '');
+    core.setOutput('pr-number', prNumber ?? '');
+    core.setOutput('commit-sha', commitSha ?? '');
+    core.setOutput('comment-url', commentUrl ?? '');
+    core.setOutput('diff-path', paths.diff);
+    core.setOutput('log-path', paths.log);
+    core.setOutput('turns', result?.numTurns ?? 0);
+    core.setOutput('cost-usd', (result?.totalCostUsd ?? 0).toFixed(4));
+    core.info(masker.mask(`ci-agent: ${conclusion}: ${headline}`));
+    return { conclusion, headline: masker.mask(headline) };
+  }
+}
+
+/** Success only when the agent finished, was not denied what it needed, and changed something. */
+function judge(
+  task: Task,
+  result: RunResult,
+  changed: boolean,
+): { conclusion: Conclusion; headline: string } {
+  if (result.subtype === 'error_max_turns' || result.subtype === 'error_max_budget_usd') {
+    return {
+      conclusion: 'limit',
+      headline: `the agent stopped at a limit: ${result.errors.join('; ')}`,
+    };
+  }
+  if (result.isError)
+    return { conclusion: 'failed', headline: `the agent failed: ${result.errors.join('; ')}` };
+  if (!changed && result.permissionDenials.length > 0) {
+    return {
+      conclusion: 'denied',
+      headline: `nothing changed: the policy denied ${result.permissionDenials.length} call(s) the agent needed`,
+    };
+  }
+  if (!changed && task.kind !== 'prompt' && task.kind !== 'comment-command') {
+    return { conclusion: 'no-changes', headline: 'the agent finished without changing anything' };
+  }
+  return {
+    conclusion: 'success',
+    headline: changed ? 'the agent made changes' : 'the agent finished',
+  };
+}
+
+async function prepareBranch(
+  git: ReturnType<typeof createGit>,
+  task: Task,
+  event: GitHubEvent,
+): Promise<string | undefined> {
+  switch (task.kind) {
+    case 'issue':
+      await checkoutBranch(git, task.branch, 'HEAD');
+      return task.branch;
+    case 'pr-tests':
+    case 'pr-fix-failed-run':
+      if (task.isFork) return undefined;
+      await git.run(['fetch', '--no-tags', 'origin', `refs/heads/${task.headRef}`]);
+      await checkoutBranch(git, task.headRef, 'FETCH_HEAD');
+      return task.headRef;
+    case 'prompt':
+    case 'comment-command': {
+      const branch = `ci-agent/run-${event.runId}`;
+      await checkoutBranch(git, branch, 'HEAD');
+      return branch;
+    }
+  }
+}
+
+async function openPullRequest(
+  octokit: ReturnType<typeof getOctokit>,
+  event: GitHubEvent,
+  task: Task,
+  branch: string,
+  result: RunResult,
+): Promise<number> {
+  const base = task.kind === 'issue' ? task.base : task.defaultBranch;
+  const title =
+    task.kind === 'issue'
+      ? `Fix #${task.issueNumber}: ${task.title}`
+      : `ci-agent: run ${event.runId}`;
+  const closes = task.kind === 'issue' ? `Closes #${task.issueNumber}.\n\n` : '';
+  const { data } = await octokit.rest.pulls.create({
+    owner: event.owner,
+    repo: event.repo,
+    head: branch,
+    base,
+    title: title.slice(0, 250),
+    body: `${closes}${result.result.slice(0, 10_000)}\n\n---\nOpened by ci-agent from [this run](${event.runUrl}).`,
+  });
+  return data.number;
+}
+
+async function uploadArtifact(
+  name: string,
+  dir: string,
+  paths: Record<string, string>,
+): Promise<void> {
+  try {
+    const { DefaultArtifactClient } = await import('@actions/artifact');
+    const files = Object.values(paths);
+    await new DefaultArtifactClient().uploadArtifact(name, files, dir);
+  } catch (error) {
+    // Outside GitHub's runners there is no artifact service: the files stay in the directory.
+    core.warning(
+      `the artifact could not be uploaded (${errorMessage(error)}); the files are in ${dir}`,
+    );
+  }
+}
+
+function commentTarget(task: Task, event: GitHubEvent): CommentTarget | undefined {
+  const number =
+    task.kind === 'issue'
+      ? task.issueNumber
+      : task.kind === 'comment-command'
+        ? task.issueNumber
+        : task.kind === 'prompt'
+          ? task.subject?.number
+          : task.prNumber;
+  return number === undefined
+    ? undefined
+    : { owner: event.owner, repo: event.repo, issueNumber: number };
+}
+
+function prNumberOf(task: Task): number | undefined {
+  if (task.kind === 'pr-tests' || task.kind === 'pr-fix-failed-run') return task.prNumber;
+  return undefined;
+}
+
+function isFork(task: Task): boolean {
+  return (task.kind === 'pr-tests' || task.kind === 'pr-fix-failed-run') && task.isFork;
+}
+
+function commitMessage(task: Task): string {
+  switch (task.kind) {
+    case 'issue':
+      return `Fix #${task.issueNumber}: ${task.title}`.slice(0, 200);
+    case 'pr-tests':
+    case 'pr-fix-failed-run':
+      return `Fix failing tests of #${task.prNumber}`;
+    case 'prompt':
+    case 'comment-command':
+      return 'Changes made by ci-agent';
+  }
+}
+
+function minutes(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : value * 60_000;
+}
+
+async function skipped(reason: string): Promise<ActionOutcome> {
+  core.notice(`ci-agent skipped this event: ${reason}`);
+  core.setOutput('conclusion', 'skipped');
+  await core.summary
+    .addRaw(`### ➖ ci-agent skipped this event\n\n${reason}\n`)
+    .write()
+    .catch(() => undefined);
+  return { conclusion: 'skipped', headline: reason };
+}
+
+export function isFailure(outcome: ActionOutcome): boolean {
+  return FAILED.has(outcome.conclusion);
+}

@@ -1,0 +1,4 @@
+/** The action's entry point (action.yml `main: dist/index.js`). */
+import { run } from './github/main.js';
+
+await run();
