@@ -52,7 +52,7 @@ async function setup(permission: 'write' | 'read' = 'write', actor = OWNER) {
     actor: 'github-actions[bot]',
     seed: {
       repos: [
-        { owner: OWNER, name: REPO, origin: origin.bare, permissions: { [OWNER]: permission } },
+        { owner: OWNER, name: REPO, origin: origin.bare, permissions: { [actor]: permission } },
       ],
       issues: [
         {
