@@ -1,38 +1,47 @@
 /**
- * `npm run demo` as a new user runs it: the built demo, offline, on the embedded sample.
+ * `npm run demo` as a new user runs it: the built demo, offline, on the embedded sample: the real
+ * action against a loopback GitHub API, a bare origin and a replayed model session.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const DEMO = resolve(import.meta.dirname, '../../dist/demo/index.js');
 
 describe('npm run demo (dist/demo/index.js)', () => {
-  it('fixes the sample repository with the recorded session, verifies it and exits 0', () => {
+  it('runs the action on a labelled issue: pushes the fix, opens the PR, posts the report, verifies, exits 0', () => {
     expect(existsSync(DEMO), 'run "npm run build" first').toBe(true);
     const run = spawnSync(process.execPath, [DEMO], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
       timeout: 60_000,
     });
-    expect(run.stderr).toBe('');
-    expect(run.status).toBe(0);
-    const root = /sample repository at (\S+)/.exec(run.stdout)?.[1];
-    expect(root).toBeTruthy();
+    const artifacts = /artifacts \(tool log, transcript, patch, report\): (\S+)/.exec(
+      run.stdout,
+    )?.[1];
     try {
-      expect(run.stdout).toContain("→ allow (allowed by rule 'Bash(npm test)' (demo policy))");
+      expect(run.stderr).toBe('');
+      expect(run.status, run.stdout).toBe(0);
+      expect(run.stdout).toContain(
+        '### ✅ ci-agent: the agent made changes; pull request #8 is ready for review',
+      );
+      expect(run.stdout).toContain("allowed by rule 'Bash(npm test)' (.github/ci-agent.yml)");
       expect(run.stdout).toContain(
         '-  for (let i = 1; i < values.length; i++) total += values[i];',
       );
       expect(run.stdout).toContain(
         '+  for (let i = 0; i < values.length; i++) total += values[i];',
       );
-      expect(run.stdout).toContain('verification: npm test exited 0');
-      expect(run.stdout).toMatch(/result: success after 5 turns/);
-      expect(readFileSync(`${root}/src/stats.js`, 'utf8')).toContain('let i = 0;');
+      expect(run.stdout).toContain('pull request: #8 ci-agent/issue-7 → main');
+      expect(run.stdout).toContain('verification: npm test on the pushed branch exited 0');
+      expect(artifacts).toBeTruthy();
+      const log = readFileSync(`${artifacts}/tool-log.jsonl`, 'utf8');
+      expect(log.split('\n').filter(Boolean).length).toBeGreaterThan(10);
+      expect(readFileSync(`${artifacts}/changes.patch`, 'utf8')).toContain('+  for (let i = 0;');
+      expect(readFileSync(`${artifacts}/report.md`, 'utf8')).toContain('<!-- ci-agent:report -->');
     } finally {
-      if (root) rmSync(root, { recursive: true, force: true });
+      if (artifacts) rmSync(dirname(artifacts), { recursive: true, force: true });
     }
   });
 });

@@ -2,5 +2,5 @@
 /** Entry point of `npm run demo`. */
 import { runDemo } from './main.js';
 
-const { result, verified } = await runDemo();
-process.exitCode = result.isError || !verified ? 1 : 0;
+const { conclusion, verified } = await runDemo();
+process.exitCode = conclusion === 'success' && verified ? 0 : 1;

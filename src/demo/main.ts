@@ -1,87 +1,154 @@
 /**
- * `npm run demo`: the engine end to end on its embedded default, offline. A sample repository with
- * a failing test is checked out into a temp directory, a recorded model session is replayed by a
- * loopback Messages API, and the real loop, tools and policy run against it. Prints what happened:
- * each call with its decision, the final diff and the result.
+ * `npm run demo`: the action end to end on its embedded default, offline, no API key. A sample
+ * repository with a failing test becomes a bare `origin` and a runner checkout; an issue labelled
+ * `ci-agent` is the event; a loopback GitHub API keeps the comments and pull requests; a loopback
+ * Messages API replays a recorded model session. The real action runs: it works on a branch under
+ * the repository's policy, pushes, opens the pull request and posts its report comment — printed
+ * here with where the artifacts are.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import type { AgentEvent } from '../agent/events.js';
-import { runSession } from '../agent/session.js';
+import { join } from 'node:path';
 import { runSystemCommand } from '../agent/system-command.js';
-import { createAnthropicClient } from '../model/anthropic-client.js';
+import { createOriginRepo, startGitHubServer } from '../github-server/index.js';
+import { runAction } from '../github/run-action.js';
 import { startReplayServer } from '../model/replay-server.js';
-import { parseRule } from '../permissions/rules.js';
-import type { ToolResultBlock } from '../model/types.js';
-import { recordedSession, SAMPLE_ALLOW, SAMPLE_FILES, SAMPLE_PROMPT } from './sample.js';
+import { recordedSession, SAMPLE_FILES, SAMPLE_ISSUE, SAMPLE_POLICY } from './sample.js';
 
-function checkout(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ci-agent-demo-')));
-  for (const [path, content] of Object.entries(SAMPLE_FILES)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), content);
-  }
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'commit', '-qm', 'sample');
-  return root;
-}
+const OWNER = 'octo-org';
+const REPO = 'sample-math';
+const TOKEN = 'ghs_demo_token';
+const RUN_ID = 4242;
 
-function firstLine(result: ToolResultBlock): string {
-  const text = typeof result.content === 'string' ? result.content : '[rich content]';
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  return `${lines[0] ?? ''}${lines.length > 1 ? ` … (${lines.length} lines)` : ''}`;
+export interface DemoResult {
+  conclusion: string;
+  comment: string | undefined;
+  pullRequest: number | undefined;
+  artifactsDir: string;
+  verified: boolean;
 }
 
 export async function runDemo(
   write: (text: string) => void = (text) => process.stdout.write(text),
-) {
-  const root = checkout();
-  const server = await startReplayServer({ turns: recordedSession(root) });
-  write(
-    `ci-agent demo — sample repository at ${root}\nprompt: ${SAMPLE_PROMPT}\npolicy: edits inside the workspace, allow ${SAMPLE_ALLOW.join(', ')}\n\n`,
-  );
-  const onEvent = (event: AgentEvent) => {
-    if (event.type === 'assistant-message') {
-      for (const block of event.message.content)
-        if (block.type === 'text') write(`model: ${block.text}\n`);
-    }
-    if (event.type === 'permission-decision') {
-      write(
-        `  ${event.toolName} ${JSON.stringify(event.input)}\n    → ${event.decision.behavior} (${event.decision.reason})\n`,
-      );
-    }
-    if (event.type === 'tool-result')
-      write(`    ${event.result.is_error ? '✗' : '✓'} ${firstLine(event.result)}\n`);
+): Promise<DemoResult> {
+  const origin = await createOriginRepo({
+    files: { ...SAMPLE_FILES, '.github/ci-agent.yml': SAMPLE_POLICY },
+  });
+  const github = await startGitHubServer({
+    token: TOKEN,
+    actor: 'github-actions[bot]',
+    seed: {
+      repos: [
+        { owner: OWNER, name: REPO, origin: origin.bare, permissions: { maintainer: 'admin' } },
+      ],
+      issues: [
+        {
+          repo: `${OWNER}/${REPO}`,
+          number: SAMPLE_ISSUE.number,
+          title: SAMPLE_ISSUE.title,
+          body: SAMPLE_ISSUE.body,
+          labels: ['ci-agent'],
+        },
+      ],
+    },
+  });
+  const model = await startReplayServer({ turns: recordedSession(origin.checkout) });
+  const runnerTemp = mkdtempSync(join(tmpdir(), 'ci-agent-demo-runner-'));
+  const eventPath = join(runnerTemp, 'event.json');
+  writeFileSync(eventPath, JSON.stringify(issueLabeledEvent()));
+  for (const file of ['output', 'summary.md']) writeFileSync(join(runnerTemp, file), '');
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    GITHUB_EVENT_NAME: 'issues',
+    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_RUN_ID: String(RUN_ID),
+    GITHUB_SERVER_URL: 'https://github.com',
+    GITHUB_API_URL: github.url,
+    GITHUB_ACTOR: 'maintainer',
+    GITHUB_SHA: origin.initialSha,
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_WORKSPACE: origin.checkout,
+    RUNNER_TEMP: runnerTemp,
+    GITHUB_OUTPUT: join(runnerTemp, 'output'),
+    GITHUB_STEP_SUMMARY: join(runnerTemp, 'summary.md'),
+    'INPUT_ANTHROPIC-API-KEY': 'demo-key-not-a-secret',
+    'INPUT_GITHUB-TOKEN': TOKEN,
+    'INPUT_UPLOAD-ARTIFACT': 'false',
+    ANTHROPIC_BASE_URL: model.url,
   };
+  write(
+    `ci-agent demo: issue #${SAMPLE_ISSUE.number} "${SAMPLE_ISSUE.title}" labelled ci-agent in ${OWNER}/${REPO}\n` +
+      `  checkout ${origin.checkout}\n  (GitHub API and model on loopback; a recorded session replays the model)\n\n`,
+  );
   try {
-    const result = await runSession({
-      prompt: SAMPLE_PROMPT,
-      cwd: root,
-      model: 'claude-sonnet-5-5',
-      modelClient: createAnthropicClient({ apiKey: 'demo-key', baseURL: server.url }),
-      permissionMode: 'acceptEdits',
-      rules: { allow: SAMPLE_ALLOW.map((rule) => parseRule(rule, 'demo policy')), deny: [] },
-      env: process.env,
-      events: onEvent,
-    });
-    const diff = execFileSync('git', ['diff'], { cwd: root, encoding: 'utf8' });
-    write(`\nfinal diff:\n${diff}\n`);
-    // Never a green check for nothing: the system runs the tests itself after the agent is done.
-    const verification = await runSystemCommand('npm test', {
-      cwd: root,
-      env: process.env,
-      timeoutMs: 15 * 60_000,
-    });
-    write(`verification: npm test exited ${verification.exitCode ?? 'without a status'}\n`);
-    write(
-      `result: ${result.subtype} after ${result.numTurns} turns, ${result.usage.input_tokens + result.usage.output_tokens} tokens, $${result.totalCostUsd.toFixed(4)} (recorded usage), ${result.permissionDenials.length} denials\n${result.result}\n`,
+    const outcome = await withEnv(env, () => runAction(env));
+    const comment = github.state.comments.find((item) =>
+      item.body.includes('<!-- ci-agent:report -->'),
     );
-    return { result, root, verified: verification.exitCode === 0 };
+    const pull = github.state.pulls[0];
+    // The action's own report says what the model did; the demo checks the result itself.
+    await origin.git(['fetch', '-q', 'origin']);
+    const branch = pull ? `origin/${pull.head.ref}` : 'HEAD';
+    await origin.git(['checkout', '-q', branch]);
+    const tests = await runSystemCommand('npm test', {
+      cwd: origin.checkout,
+      env: process.env,
+      timeoutMs: 10 * 60_000,
+    });
+    const artifactsDir = join(runnerTemp, `ci-agent-${RUN_ID}`);
+    write(
+      `${comment ? `The comment the action posted on issue #${SAMPLE_ISSUE.number}:\n\n${comment.body}\n` : 'No comment was posted.\n'}`,
+    );
+    write(
+      `\nconclusion: ${outcome.conclusion} — ${outcome.headline}\n` +
+        `pull request: ${pull ? `#${pull.number} ${pull.head.ref} → ${pull.base.ref}` : 'none'}\n` +
+        `verification: npm test on the pushed branch exited ${tests.exitCode ?? 'without a status'}\n` +
+        `artifacts (tool log, transcript, patch, report): ${artifactsDir}\n`,
+    );
+    return {
+      conclusion: outcome.conclusion,
+      comment: comment?.body,
+      pullRequest: pull?.number,
+      artifactsDir,
+      verified: tests.exitCode === 0,
+    };
   } finally {
-    await server.close();
+    await Promise.all([github.close(), model.close()]);
+    await origin.cleanup();
+  }
+}
+
+function issueLabeledEvent() {
+  return {
+    action: 'labeled',
+    label: { name: 'ci-agent' },
+    issue: {
+      number: SAMPLE_ISSUE.number,
+      title: SAMPLE_ISSUE.title,
+      body: SAMPLE_ISSUE.body,
+      user: { login: 'reporter', type: 'User' },
+      labels: [{ name: 'ci-agent' }],
+    },
+    repository: {
+      name: REPO,
+      full_name: `${OWNER}/${REPO}`,
+      owner: { login: OWNER },
+      default_branch: 'main',
+    },
+    sender: { login: 'maintainer', type: 'User' },
+  };
+}
+
+/** @actions/core reads some settings (the output and summary files) from process.env itself. */
+async function withEnv<T>(env: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return await body();
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
   }
 }

@@ -4,8 +4,12 @@
  */
 import type { ReplayScriptEntry } from '../model/replay-server.js';
 
-export const SAMPLE_PROMPT =
-  'The test suite of this repository fails. Find the cause, fix the code (not the test), and run the tests again.';
+/** The issue a maintainer labels `ci-agent`. */
+export const SAMPLE_ISSUE = {
+  number: 7,
+  title: 'mean() returns the wrong value',
+  body: 'The test suite fails: `mean([1, 2, 3])` should be 2. Please fix the code (not the test) and run the tests again.',
+};
 
 export const SAMPLE_FILES: Record<string, string> = {
   'package.json': `${JSON.stringify(
@@ -35,8 +39,19 @@ test('mean of one number', () => {
   'CLAUDE.md': '# Sample\n\nRun the tests with `npm test`. Keep fixes minimal.\n',
 };
 
-/** The policy the demo runs under: edits in the workspace, and the test command, nothing else. */
-export const SAMPLE_ALLOW = ['Bash(npm test)', 'Bash(node --test:*)'];
+/** The repository's policy: edits in the workspace, and the test command, nothing else. */
+export const SAMPLE_POLICY = `# .github/ci-agent.yml of the sample repository
+permissions:
+  allow:
+    - Bash(npm test)
+    - Bash(node --test:*)
+  onAsk:
+    default: deny
+    tools:
+      Edit: allow
+limits:
+  maxTurns: 20
+`;
 
 export function recordedSession(root: string): ReplayScriptEntry[] {
   return [
