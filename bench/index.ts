@@ -2,6 +2,7 @@
  * `npm run bench`: every benchmark, one after the other. Results and the commands that produced
  * them are written down in docs/BENCHMARKS.md. Run one alone with `npx tsx bench/<name>.ts`.
  */
+import { runActionStartupBench } from './action-startup.js';
 import { runCliSessionBench } from './cli-session.js';
 import { runDecisionBench } from './decision.js';
 import { runDispatchBench } from './dispatch.js';
@@ -17,6 +18,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['decision', runDecisionBench],
   ['grep', runGrepBench],
   ['hooks', runHooksBench],
+  ['action-startup', runActionStartupBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

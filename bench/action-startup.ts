@@ -1,0 +1,107 @@
+/**
+ * How fast the action starts: from spawning `node dist/index.js` (as the runner does, on a
+ * labelled issue) to its first model request, against the loopback GitHub API and the replay
+ * server. Baseline in the same script: spawning `node -e 0`. Also the bundle's size.
+ * Target: under 300 ms to the first model request (peers install a CLI and a runtime first).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createOriginRepo, startGitHubServer } from '../src/github-server/index.js';
+import { startReplayServer } from '../src/model/replay-server.js';
+import { fmt, median, printTable } from './stats.js';
+
+const RUNS = 7;
+const ACTION = resolve('dist/index.js');
+
+async function once(
+  command: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  firstRequest?: () => Promise<number>,
+) {
+  const started = performance.now();
+  const child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: 'ignore' });
+  const exited = new Promise<number>((done) => child.on('close', () => done(performance.now())));
+  const reached = firstRequest ? await firstRequest() : await exited;
+  await exited;
+  return reached - started;
+}
+
+export async function runActionStartupBench(): Promise<void> {
+  const origin = await createOriginRepo({ files: { 'a.txt': 'a\n' } });
+  const github = await startGitHubServer({
+    seed: {
+      repos: [{ owner: 'o', name: 'r', origin: origin.bare, permissions: { maintainer: 'write' } }],
+      issues: [{ repo: 'o/r', number: 1, title: 't', labels: ['ci-agent'] }],
+    },
+  });
+  let onRequest: ((at: number) => void) | undefined;
+  const model = await startReplayServer({
+    turns: Array.from({ length: RUNS * 2 + 2 }, () => () => {
+      onRequest?.(performance.now());
+      return [{ type: 'text' as const, text: 'done' }];
+    }),
+  });
+  const temp = mkdtempSync(join(tmpdir(), 'ci-agent-bench-action-'));
+  const eventPath = join(temp, 'event.json');
+  writeFileSync(
+    eventPath,
+    JSON.stringify({
+      action: 'labeled',
+      label: { name: 'ci-agent' },
+      issue: { number: 1, title: 't', body: 'b', user: { login: 'u' } },
+      repository: { name: 'r', full_name: 'o/r', owner: { login: 'o' }, default_branch: 'main' },
+      sender: { login: 'maintainer', type: 'User' },
+    }),
+  );
+  const env = (): NodeJS.ProcessEnv => {
+    for (const file of ['output', 'summary']) writeFileSync(join(temp, file), '');
+    return {
+      PATH: process.env.PATH,
+      HOME: temp,
+      GITHUB_EVENT_NAME: 'issues',
+      GITHUB_EVENT_PATH: eventPath,
+      GITHUB_REPOSITORY: 'o/r',
+      GITHUB_RUN_ID: '1',
+      GITHUB_API_URL: github.url,
+      GITHUB_WORKSPACE: origin.checkout,
+      RUNNER_TEMP: temp,
+      GITHUB_OUTPUT: join(temp, 'output'),
+      GITHUB_STEP_SUMMARY: join(temp, 'summary'),
+      'INPUT_ANTHROPIC-API-KEY': 'bench',
+      'INPUT_GITHUB-TOKEN': 'ghs_bench',
+      'INPUT_UPLOAD-ARTIFACT': 'false',
+      INPUT_COMMENT: 'false',
+      ANTHROPIC_BASE_URL: model.url,
+    };
+  };
+  try {
+    const baseline: number[] = [];
+    const action: number[] = [];
+    for (let run = 0; run < RUNS + 1; run++) {
+      const nodeMs = await once([process.execPath, '-e', '0'], process.env, temp);
+      const firstRequest = () => new Promise<number>((done) => (onRequest = done));
+      const actionMs = await once([process.execPath, ACTION], env(), origin.checkout, firstRequest);
+      if (run > 0) {
+        baseline.push(nodeMs);
+        action.push(actionMs);
+      }
+    }
+    const size = ['index.js'].reduce((sum, file) => sum + statSync(resolve('dist', file)).size, 0);
+    printTable(`Action start-up, median of ${RUNS} runs after a warm-up (ms)`, [
+      { run: 'node -e 0 (baseline)', ms: fmt(median(baseline), 0) },
+      { run: 'node dist/index.js → first model request', ms: fmt(median(action), 0) },
+    ]);
+    console.log(
+      `to the first model request: ${fmt(median(action), 0)} ms (target < 300 ms), ${fmt(median(action) / median(baseline), 1)}× a bare node start; dist/index.js is ${fmt(size / 1024 / 1024, 2)} MiB`,
+    );
+  } finally {
+    await Promise.all([github.close(), model.close()]);
+    await origin.cleanup();
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runActionStartupBench();
