@@ -5,28 +5,22 @@
  * checked against GitHub's OpenAPI description), a bare git repository as origin, and the replay
  * server as the model.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { GitHubServer } from '../../src/github-server/index.js';
-import { createOriginRepo, startGitHubServer } from '../../src/github-server/index.js';
-import type { OriginRepo } from '../../src/github-server/index.js';
-import type { ReplayScriptEntry, ReplayServer } from '../../src/model/replay-server.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
-import { runnerEnvironment, webhookExample } from '../github/webhook-examples.js';
-
-const ACTION = resolve(import.meta.dirname, '../../dist/index.js');
-const OWNER = 'Codertocat';
-const REPO = 'Hello-World';
-const TOKEN = 'ghs_e2e_token_0123456789';
-const API_KEY = 'sk-ant-e2e-key-0123456789';
-
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import { webhookExample } from '../github/webhook-examples.js';
+import {
+  ACTION,
+  API_KEY,
+  OWNER,
+  REPO,
+  TOKEN,
+  runBuiltAction,
+  startActionHarness,
+  startModel,
+} from '../helpers/action-harness.js';
+import type { ActionHarness } from '../helpers/action-harness.js';
 
 const SAMPLE = {
   'src/stats.js':
@@ -35,25 +29,12 @@ const SAMPLE = {
     'permissions:\n  onAsk:\n    default: deny\n    tools:\n      Edit: allow\n',
 };
 
-interface ActionRun {
-  code: number | null;
-  stdout: string;
-  outputs: Record<string, string>;
-  summary: string;
-  runnerTemp: string;
-}
-
-async function setup(permission: 'write' | 'read' = 'write', actor = OWNER) {
-  const origin = await createOriginRepo({ files: SAMPLE });
-  cleanups.push(() => origin.cleanup());
-  const github = await startGitHubServer({
-    openapi: 'load',
-    token: TOKEN,
-    actor: 'github-actions[bot]',
+function setup(permission: 'write' | 'read' = 'write', actor = OWNER): Promise<ActionHarness> {
+  return startActionHarness({
+    files: SAMPLE,
+    permission,
+    actor,
     seed: {
-      repos: [
-        { owner: OWNER, name: REPO, origin: origin.bare, permissions: { [actor]: permission } },
-      ],
       issues: [
         {
           repo: `${OWNER}/${REPO}`,
@@ -65,56 +46,6 @@ async function setup(permission: 'write' | 'read' = 'write', actor = OWNER) {
       ],
     },
   });
-  cleanups.push(() => github.close());
-  return { origin, github };
-}
-
-async function runAction(
-  origin: OriginRepo,
-  github: GitHubServer,
-  model: ReplayServer,
-  payload: unknown,
-  eventName: string,
-): Promise<ActionRun> {
-  const runnerTemp = mkdtempSync(join(tmpdir(), 'ci-agent-runner-'));
-  cleanups.push(() => rmSync(runnerTemp, { recursive: true, force: true }));
-  const env = await runnerEnvironment({
-    eventName,
-    payload,
-    env: {
-      GITHUB_API_URL: github.url,
-      GITHUB_WORKSPACE: origin.checkout,
-      RUNNER_TEMP: runnerTemp,
-      GITHUB_OUTPUT: join(runnerTemp, 'output'),
-      GITHUB_STEP_SUMMARY: join(runnerTemp, 'summary.md'),
-      'INPUT_ANTHROPIC-API-KEY': API_KEY,
-      'INPUT_GITHUB-TOKEN': TOKEN,
-      'INPUT_UPLOAD-ARTIFACT': 'false',
-      ANTHROPIC_BASE_URL: model.url,
-      PATH: process.env.PATH ?? '',
-      HOME: runnerTemp,
-    },
-  });
-  // The runner creates these files before the step starts.
-  writeFileSync(env.GITHUB_OUTPUT!, '');
-  writeFileSync(env.GITHUB_STEP_SUMMARY!, '');
-  const child = spawn(process.execPath, [ACTION], {
-    cwd: origin.checkout,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  const code = await new Promise<number | null>((done) => child.on('close', done));
-  const outputs: Record<string, string> = {};
-  const outputText = existsSync(env.GITHUB_OUTPUT!) ? readFileSync(env.GITHUB_OUTPUT!, 'utf8') : '';
-  for (const match of outputText.matchAll(/^([\w-]+)<<(\S+)\n([\s\S]*?)\n\2$/gm))
-    outputs[match[1]!] = match[3]!;
-  const summary = existsSync(env.GITHUB_STEP_SUMMARY!)
-    ? readFileSync(env.GITHUB_STEP_SUMMARY!, 'utf8')
-    : '';
-  return { code, stdout, outputs, summary, runnerTemp };
 }
 
 function issueLabeled(label: string, sender = OWNER) {
@@ -161,10 +92,13 @@ function fixTurns(root: string): ReplayScriptEntry[] {
 describe('the GitHub Action (dist/index.js)', () => {
   it('works on a labelled issue: a branch, a commit, a PR that closes the issue, one report comment', async () => {
     expect(existsSync(ACTION), 'run "npm run build" first').toBe(true);
-    const { origin, github } = await setup();
-    const model = await startReplayServer({ turns: fixTurns(origin.checkout), apiKey: API_KEY });
-    cleanups.push(() => model.close());
-    const run = await runAction(origin, github, model, issueLabeled('ci-agent'), 'issues');
+    const harness = await setup();
+    const { origin, github } = harness;
+    const model = await startModel({ turns: fixTurns(origin.checkout) });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
 
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs.conclusion).toBe('success');
@@ -204,10 +138,13 @@ describe('the GitHub Action (dist/index.js)', () => {
   });
 
   it('skips, visibly and successfully, when the label is not the trigger label', async () => {
-    const { origin, github } = await setup();
-    const model = await startReplayServer({ turns: [] });
-    cleanups.push(() => model.close());
-    const run = await runAction(origin, github, model, issueLabeled('bug'), 'issues');
+    const harness = await setup();
+    const { github } = harness;
+    const model = await startModel({ turns: [] });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('bug'),
+      eventName: 'issues',
+    });
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs.conclusion).toBe('skipped');
     expect(run.summary).toContain('ci-agent skipped this event');
@@ -216,16 +153,13 @@ describe('the GitHub Action (dist/index.js)', () => {
   });
 
   it('does not run for an actor without write permission', async () => {
-    const { origin, github } = await setup('read', 'drive-by');
-    const model = await startReplayServer({ turns: [] });
-    cleanups.push(() => model.close());
-    const run = await runAction(
-      origin,
-      github,
-      model,
-      issueLabeled('ci-agent', 'drive-by'),
-      'issues',
-    );
+    const harness = await setup('read', 'drive-by');
+    const { github } = harness;
+    const model = await startModel({ turns: [] });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent', 'drive-by'),
+      eventName: 'issues',
+    });
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs.conclusion).toBe('skipped');
     expect(run.summary).toMatch(/skipped[\s\S]*drive-by/);
@@ -234,11 +168,14 @@ describe('the GitHub Action (dist/index.js)', () => {
   });
 
   it('fails honestly when the push is rejected, and keeps the work as a patch', async () => {
-    const { origin, github } = await setup();
+    const harness = await setup();
+    const { origin, github } = harness;
     await origin.setRejectPushes('pushes are closed today');
-    const model = await startReplayServer({ turns: fixTurns(origin.checkout) });
-    cleanups.push(() => model.close());
-    const run = await runAction(origin, github, model, issueLabeled('ci-agent'), 'issues');
+    const model = await startModel({ turns: fixTurns(origin.checkout) });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
     expect(run.code, run.stdout).toBe(1);
     expect(run.outputs.conclusion).toBe('failed');
     const patch = readFileSync(run.outputs['diff-path']!, 'utf8');

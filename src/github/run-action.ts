@@ -192,8 +192,15 @@ async function work(
     commitSha = await commitAll(git, commitMessage(task));
     ({ patch, files } = await diffSince(git, baseSha, 'HEAD'));
     writeFileSync(paths.diff, masker.mask(patch));
-    ({ conclusion, headline } = judge(task, result, files.length > 0));
-    if (commitSha && branch && !isFork(task)) {
+    // A stopped session still returns a result; it is a cancelled run, not a finished one, and
+    // half-done work is not pushed: the runner kills the job soon after SIGTERM anyway.
+    ({ conclusion, headline } = signal?.aborted
+      ? {
+          conclusion: 'cancelled',
+          headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
+        }
+      : judge(task, result, files.length > 0));
+    if (commitSha && branch && !isFork(task) && conclusion !== 'cancelled') {
       try {
         await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
         if (
@@ -235,7 +242,8 @@ async function work(
         branch,
         prNumber,
         commitSha,
-        partial: result === undefined && conclusion !== 'tests-pass',
+        partial:
+          conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass'),
       },
       { mask: (text) => masker.mask(text) },
     );

@@ -270,9 +270,15 @@ async function writeEvent(
 ): Promise<void> {
   recorded.sentEvents.push(type);
   if (response.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`)) return;
+  // Whichever comes first wins; the other listener goes, so long streams do not pile them up.
   await new Promise<void>((resolve) => {
-    response.once('drain', resolve);
-    response.once('close', resolve);
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.once('drain', done);
+    response.once('close', done);
   });
 }
 

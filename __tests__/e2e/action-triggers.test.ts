@@ -1,0 +1,478 @@
+/**
+ * The built action on the triggers other than a labelled issue, and on the ways a run goes wrong:
+ * a fork PR, a report too large for a comment, GitHub failing to take the comment, and a run
+ * killed mid-way. Payloads are the real examples from @octokit/webhooks-examples, pointed at the
+ * seeded repository.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RunSeed } from '../../src/github-server/index.js';
+import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import { webhookExample } from '../github/webhook-examples.js';
+import {
+  ACTION,
+  FULL_NAME,
+  OWNER,
+  REPO,
+  RUN_ID,
+  firstPrompt,
+  reportComments,
+  runBuiltAction,
+  startActionHarness,
+  startModel,
+} from '../helpers/action-harness.js';
+import type { ActionHarness } from '../helpers/action-harness.js';
+
+const BROKEN =
+  'export function mean(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total / values.length;\n}\n';
+const FIXED = BROKEN.replace('let i = 1', 'let i = 0');
+const POLICY = 'permissions:\n  onAsk:\n    default: deny\n    tools:\n      Edit: allow\n';
+const CHECK =
+  "import { mean } from './src/stats.js';\nconst got = mean([1, 2, 3]);\nif (got !== 2) {\n  console.error(`mean([1, 2, 3]): expected 2, got ${got}`);\n  process.exit(1);\n}\nconsole.log('mean ok');\n";
+const FILES = { 'src/stats.js': BROKEN, 'check.mjs': CHECK, '.github/ci-agent.yml': POLICY };
+const TEST_COMMAND = 'node check.mjs';
+const HEAD = 'changes';
+const PR = 2;
+
+/** Read the file, fix the loop, say so: the session the model replays. */
+function fixTurns(root: string): ReplayScriptEntry[] {
+  return [
+    [
+      {
+        type: 'tool_use',
+        id: 'toolu_01',
+        name: 'Read',
+        input: { file_path: `${root}/src/stats.js` },
+      },
+    ],
+    [
+      {
+        type: 'tool_use',
+        id: 'toolu_02',
+        name: 'Edit',
+        input: {
+          file_path: `${root}/src/stats.js`,
+          old_string: 'let i = 1',
+          new_string: 'let i = 0',
+        },
+      },
+    ],
+    [{ type: 'text', text: 'The loop skipped the first value.' }],
+  ];
+}
+
+/** The repository with PR #2 from its own branch `changes` (which still has the bug). */
+async function prHarness(
+  options: { headFiles?: Record<string, string>; fork?: boolean; runs?: RunSeed[] } = {},
+) {
+  const harness = await startActionHarness({
+    files: FILES,
+    branches: { [HEAD]: options.headFiles ?? { 'notes.md': 'A change under review.\n' } },
+    seed: {
+      pulls: [
+        {
+          repo: FULL_NAME,
+          number: PR,
+          title: 'Update the notes',
+          head: options.fork ? { repo: 'drive-by/Hello-World', ref: HEAD } : HEAD,
+          base: 'main',
+        },
+      ],
+      ...(options.runs ? { runs: options.runs } : {}),
+    },
+  });
+  const headSha = (await harness.origin.branches())[HEAD]!;
+  return { ...harness, headSha };
+}
+
+function repositoryOf<
+  T extends {
+    repository: {
+      name: string;
+      full_name: string;
+      default_branch: string;
+      owner: { login: string };
+    };
+  },
+>(payload: T): T {
+  payload.repository.name = REPO;
+  payload.repository.full_name = FULL_NAME;
+  payload.repository.owner.login = OWNER;
+  payload.repository.default_branch = 'main';
+  return payload;
+}
+
+function pullRequestOpened(headSha: string, headRepo = FULL_NAME) {
+  const payload = repositoryOf(
+    webhookExample('pull_request', (example) => example.action === 'opened'),
+  );
+  payload.number = PR;
+  const pr = payload.pull_request;
+  pr.number = PR;
+  pr.head.ref = HEAD;
+  pr.head.sha = headSha;
+  pr.head.repo!.full_name = headRepo;
+  pr.base.ref = 'main';
+  pr.base.repo.full_name = FULL_NAME;
+  payload.sender.login = OWNER;
+  payload.sender.type = 'User';
+  return payload;
+}
+
+const ISSUE = {
+  repo: FULL_NAME,
+  number: 1,
+  title: 'mean() is wrong',
+  body: 'mean([1,2,3]) gives 1.67',
+  labels: ['ci-agent'],
+};
+
+function issueLabeled() {
+  const payload = repositoryOf(webhookExample('issues', (example) => example.action === 'labeled'));
+  payload.issue.number = 1;
+  payload.issue.title = ISSUE.title;
+  payload.issue.body = ISSUE.body;
+  if (payload.label) payload.label.name = 'ci-agent';
+  payload.sender.login = OWNER;
+  payload.sender.type = 'User';
+  return payload;
+}
+
+function expectClean(harness: ActionHarness): void {
+  expect(harness.github.violations()).toEqual([]);
+}
+
+describe('the GitHub Action (dist/index.js) on its other triggers', () => {
+  describe('when a pull request is opened and test-command is set', () => {
+    it('says the tests pass and stops, without asking the model', async () => {
+      expect(existsSync(ACTION), 'run "npm run build" first').toBe(true);
+      const harness = await prHarness({ headFiles: { 'src/stats.js': FIXED } });
+      const model = await startModel({ turns: [] });
+      const run = await runBuiltAction(harness, model, {
+        payload: pullRequestOpened(harness.headSha),
+        eventName: 'pull_request',
+        inputs: { 'TEST-COMMAND': TEST_COMMAND },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('tests-pass');
+      expect(model.requests).toHaveLength(0);
+      const comments = reportComments(harness.github);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.issueNumber).toBe(PR);
+      expect(comments[0]!.body).toContain('`node check.mjs` passes on this pull request');
+      expect((await harness.origin.branches())[HEAD]).toBe(harness.headSha);
+      expectClean(harness);
+    });
+
+    it('gives the failing output to the model and pushes the fix to the PR branch', async () => {
+      const harness = await prHarness();
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      const run = await runBuiltAction(harness, model, {
+        payload: pullRequestOpened(harness.headSha),
+        eventName: 'pull_request',
+        inputs: { 'TEST-COMMAND': TEST_COMMAND },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('success');
+      expect(firstPrompt(model)).toContain('mean([1, 2, 3]): expected 2, got 1.6666666666666667');
+      const head = (await harness.origin.branches())[HEAD];
+      expect(head).toBe(run.outputs['commit-sha']);
+      expect(head).not.toBe(harness.headSha);
+      const committed = await harness.origin.git(
+        ['show', `${head}:src/stats.js`],
+        harness.origin.bare,
+      );
+      expect(committed).toBe(FIXED);
+      expect(harness.github.state.pulls).toHaveLength(1);
+      const comments = reportComments(harness.github);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.issueNumber).toBe(PR);
+      expect(comments[0]!.body).toContain('+  for (let i = 0; i < values.length; i++)');
+      expectClean(harness);
+    });
+  });
+
+  describe('when a workflow run on a pull request fails', () => {
+    it("gives the failed job's log to the model and pushes the fix to the PR branch", async () => {
+      const payload = repositoryOf(
+        webhookExample(
+          'workflow_run',
+          (example) =>
+            example.action === 'completed' && example.workflow_run.pull_requests.length > 0,
+        ),
+      );
+      const run = payload.workflow_run;
+      const harness = await prHarness({
+        runs: [
+          {
+            repo: FULL_NAME,
+            id: run.id,
+            name: 'CI',
+            headBranch: HEAD,
+            conclusion: 'failure',
+            pullRequests: [PR],
+            jobs: [
+              { name: 'lint', conclusion: 'success', log: 'lint passed\n' },
+              {
+                name: 'test',
+                conclusion: 'failure',
+                log: '> node check.mjs\nmean([1, 2, 3]): expected 2, got 1.6666666666666667\n##[error]Process completed with exit code 1.\n',
+              },
+            ],
+          },
+        ],
+      });
+      run.conclusion = 'failure';
+      run.head_branch = HEAD;
+      run.head_sha = harness.headSha;
+      run.head_repository.full_name = FULL_NAME;
+      run.repository.full_name = FULL_NAME;
+      const pull = run.pull_requests[0]!;
+      pull.number = PR;
+      pull.head.ref = HEAD;
+      pull.head.sha = harness.headSha;
+      pull.base.ref = 'main';
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      const action = await runBuiltAction(harness, model, { payload, eventName: 'workflow_run' });
+
+      expect(action.code, action.stdout).toBe(0);
+      expect(action.outputs.conclusion).toBe('success');
+      const prompt = firstPrompt(model);
+      expect(prompt).toContain('== job "test" (failed)');
+      expect(prompt).toContain('mean([1, 2, 3]): expected 2, got 1.6666666666666667');
+      expect(prompt).not.toContain('lint passed');
+      const head = (await harness.origin.branches())[HEAD];
+      expect(head).toBe(action.outputs['commit-sha']);
+      expect(await harness.origin.git(['show', `${head}:src/stats.js`], harness.origin.bare)).toBe(
+        FIXED,
+      );
+      expect(reportComments(harness.github).map((comment) => comment.issueNumber)).toEqual([PR]);
+      expectClean(harness);
+    });
+  });
+
+  describe('when a workflow is dispatched with a prompt', () => {
+    it('runs the prompt on a new branch and opens a pull request', async () => {
+      const harness = await startActionHarness({ files: FILES });
+      const payload = repositoryOf(webhookExample('workflow_dispatch'));
+      payload.sender.login = OWNER;
+      payload.sender.type = 'User';
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      const prompt = 'mean() in src/stats.js skips the first value: fix it.';
+      const run = await runBuiltAction(harness, model, {
+        payload,
+        eventName: 'workflow_dispatch',
+        inputs: { PROMPT: prompt },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('success');
+      expect(firstPrompt(model)).toContain(prompt);
+      expect(run.outputs.branch).toBe(`ci-agent/run-${RUN_ID}`);
+      expect((await harness.origin.branches())[run.outputs.branch!]).toBe(
+        run.outputs['commit-sha'],
+      );
+      expect(harness.github.state.pulls.map((pull) => pull.number)).toEqual([
+        Number(run.outputs['pr-number']),
+      ]);
+      expect(run.summary).toContain('ci-agent: the agent made changes');
+      expectClean(harness);
+    });
+  });
+
+  describe('when someone with write access comments "/ci-agent <instruction>"', () => {
+    it('gives the instruction to the model, quoted, and reports on the issue', async () => {
+      const harness = await startActionHarness({ files: FILES, seed: { issues: [ISSUE] } });
+      const payload = repositoryOf(
+        webhookExample('issue_comment', (example) => example.action === 'created'),
+      );
+      payload.issue.number = 1;
+      payload.issue.title = ISSUE.title;
+      payload.issue.body = ISSUE.body ?? null;
+      payload.comment.body = '/ci-agent fix the typo';
+      payload.comment.user.login = OWNER;
+      payload.sender.login = OWNER;
+      payload.sender.type = 'User';
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      const run = await runBuiltAction(harness, model, { payload, eventName: 'issue_comment' });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('success');
+      expect(firstPrompt(model)).toContain('```request\nfix the typo\n```');
+      expect((await harness.origin.branches())[run.outputs.branch!]).toBe(
+        run.outputs['commit-sha'],
+      );
+      expect(reportComments(harness.github).map((comment) => comment.issueNumber)).toEqual([1]);
+      expectClean(harness);
+    });
+  });
+
+  describe('when the pull request comes from a fork', () => {
+    it('pushes nothing and puts the patch in the comment', async () => {
+      const harness = await prHarness({ fork: true });
+      const before = await harness.origin.branches();
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      const run = await runBuiltAction(harness, model, {
+        payload: pullRequestOpened(harness.headSha, 'drive-by/Hello-World'),
+        eventName: 'pull_request',
+        inputs: { 'TEST-COMMAND': TEST_COMMAND },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('success');
+      expect(run.outputs.branch).toBe('');
+      expect(await harness.origin.branches()).toEqual(before);
+      const comments = reportComments(harness.github);
+      expect(comments.map((comment) => comment.issueNumber)).toEqual([PR]);
+      expect(comments[0]!.body).toContain('comes from a fork, so nothing was pushed');
+      expect(comments[0]!.body).toContain('+  for (let i = 0; i < values.length; i++)');
+      expect(readFileSync(run.outputs['diff-path']!, 'utf8')).toContain('+  for (let i = 0;');
+      expectClean(harness);
+    });
+  });
+
+  describe('when the report is larger than a GitHub comment', () => {
+    it('cuts the comment to fit and says the rest is in the artifact', async () => {
+      const harness = await startActionHarness({
+        files: { ...FILES, '.github/ci-agent.yml': `${POLICY}      Write: allow\n` },
+        seed: { issues: [ISSUE] },
+      });
+      const root = harness.origin.checkout;
+      const huge = Array.from({ length: 3000 }, (_, line) => `row ${line}: ${'x'.repeat(40)}`).join(
+        '\n',
+      );
+      // Big chunks: the Write input streams in a few events instead of thousands.
+      const model = await startModel({
+        jsonChunkSize: 200_000,
+        turns: [
+          [
+            {
+              type: 'tool_use',
+              id: 'toolu_01',
+              name: 'Write',
+              input: { file_path: `${root}/data.txt`, content: huge },
+            },
+          ],
+          [{ type: 'text', text: 'Wrote the data.' }],
+        ],
+      });
+      const run = await runBuiltAction(harness, model, {
+        payload: issueLabeled(),
+        eventName: 'issues',
+        inputs: { 'UPLOAD-ARTIFACT': 'true', 'ARTIFACT-NAME': 'ci-agent-everything' },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(readFileSync(run.outputs['diff-path']!, 'utf8').length).toBeGreaterThan(100_000);
+      const comments = reportComments(harness.github);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body.length).toBeLessThanOrEqual(65_536);
+      expect(comments[0]!.body).toMatch(/the whole patch is in the `ci-agent-everything` artifact/);
+      expectClean(harness);
+    });
+  });
+
+  describe('when GitHub fails to take the comment', () => {
+    it.each([
+      { times: undefined, posted: 0, label: 'always' },
+      { times: 1, posted: 1, label: 'once' },
+    ])(
+      'still pushes the work and writes the report to the job summary ($label)',
+      async ({ times, posted }) => {
+        const harness = await startActionHarness({
+          files: FILES,
+          seed: { issues: [ISSUE] },
+          faults: [
+            {
+              method: 'POST',
+              path: '/repos/Codertocat/Hello-World/issues/1/comments',
+              status: 502,
+              ...(times ? { times } : {}),
+            },
+          ],
+        });
+        const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+        const run = await runBuiltAction(harness, model, {
+          payload: issueLabeled(),
+          eventName: 'issues',
+        });
+
+        expect(run.code, run.stdout).toBe(0);
+        expect(run.outputs.conclusion).toBe('success');
+        expect((await harness.origin.branches())['ci-agent/issue-1']).toBe(
+          run.outputs['commit-sha'],
+        );
+        expect(run.stdout).toMatch(/^::warning::could not post the report comment: .*502/m);
+        expect(run.summary).toContain('ci-agent: the agent made changes');
+        expect(reportComments(harness.github)).toHaveLength(posted);
+        expectClean(harness);
+      },
+    );
+  });
+
+  describe('when the run is killed mid-way', () => {
+    it('leaves the tool log, a partial report and an updated comment, and fails the step', async () => {
+      const harness = await startActionHarness({
+        files: {
+          ...FILES,
+          '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash(sleep:*)\n',
+        },
+        seed: { issues: [ISSUE] },
+      });
+      const model = await startModel({
+        turns: [
+          [
+            {
+              type: 'tool_use',
+              id: 'toolu_01',
+              name: 'Bash',
+              input: { command: 'sleep 30', description: 'Wait' },
+            },
+          ],
+          [{ type: 'text', text: 'unreachable' }],
+        ],
+      });
+      const run = await runBuiltAction(harness, model, {
+        payload: issueLabeled(),
+        eventName: 'issues',
+        started: (child, artifactsDir) => {
+          void stopWhenToolRuns(child, join(artifactsDir, 'tool-log.jsonl'));
+        },
+      });
+
+      expect(run.code, run.stdout).not.toBe(0);
+      expect(run.code).not.toBeNull();
+      expect(run.outputs.conclusion, run.stdout).toBe('cancelled');
+      expect(model.requests).toHaveLength(1);
+      expect(Object.keys(await harness.origin.branches())).toEqual(['main']);
+      const lines = readFileSync(join(run.artifactsDir, 'tool-log.jsonl'), 'utf8')
+        .trim()
+        .split('\n');
+      const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(JSON.stringify(entries)).toContain('sleep 30');
+      const report = readFileSync(join(run.artifactsDir, 'report.md'), 'utf8');
+      expect(report).toContain('The run was stopped before it finished');
+      const comments = reportComments(harness.github);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toContain('The run was stopped before it finished');
+      expectClean(harness);
+    });
+  });
+});
+
+/** SIGTERM as soon as the tool log shows the Bash call allowed, i.e. the tool is starting. */
+async function stopWhenToolRuns(child: ChildProcess, logPath: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline && child.exitCode === null) {
+    const log = existsSync(logPath) ? readFileSync(logPath, 'utf8') : '';
+    if (/permission_decision[^\n]*"Bash"/.test(log)) {
+      child.kill('SIGTERM');
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
