@@ -150,10 +150,8 @@ export async function executeSingleToolUse(
 
   try {
     // Deny rules before validateInput: a denied path must not reveal whether it exists.
-    const early = decideByDenyRules(
-      permissionRequestOf(tool, input, context, undefined),
-      deps.policy,
-    );
+    let permissionTarget = permissionRequestOf(tool, input, context);
+    const early = decideByDenyRules(permissionTarget, deps.policy);
     if (early) return deny(early, input, undefined);
 
     // 4. business rules
@@ -182,13 +180,14 @@ export async function executeSingleToolUse(
       }
       input = reparsed.data;
       hookInput = pre.updatedInput;
+      permissionTarget = permissionRequestOf(tool, input, context);
       const revalidation = await tool.validateInput(input, context);
       if (!revalidation.result) return fail('validation', toolUseError(revalidation.message));
     }
     const preContext = pre.additionalContext;
 
     // 6. permission
-    const permissionRequest = permissionRequestOf(tool, input, context, pre.decision);
+    const permissionRequest: DecisionRequest = { ...permissionTarget, hook: pre.decision };
     const decision = decide(permissionRequest, deps.policy);
     if (decision.behavior === 'deny') return deny(decision, input, pre.stop);
     deps.events({
@@ -278,12 +277,8 @@ export async function executeSingleToolUse(
   }
 }
 
-function permissionRequestOf(
-  tool: Tool,
-  input: unknown,
-  context: ToolContext,
-  hook: { behavior: 'allow' | 'deny' | 'ask'; reason?: string; source: string } | undefined,
-): DecisionRequest {
+/** What the policy decides on for this input; computed once per input, the hook added later. */
+function permissionRequestOf(tool: Tool, input: unknown, context: ToolContext): DecisionRequest {
   const request = tool.checkPermissions(input, context);
   return {
     toolName: tool.name,
@@ -293,7 +288,6 @@ function permissionRequestOf(
     homeDir: homedir(),
     readOnly: tool.isReadOnly(input),
     requiresUserInteraction: tool.requiresUserInteraction(),
-    hook,
   };
 }
 

@@ -244,17 +244,18 @@ function bashRuleOf(rule: PermissionRule): BashRule {
 }
 
 /** One parse per request: decide() matches every rule against the same target object. */
-const analyses = new WeakMap<RuleTarget, { command: string; analysis: BashAnalysis }>();
+// Keyed by the request (what is parsed), so targets that only add a hook decision share it.
+const analyses = new WeakMap<PermissionRequest, { command: string; analysis: BashAnalysis }>();
 
 function analysisOf(target: RuleTarget): BashAnalysis {
   const command = target.request.ruleContent ?? '';
-  const cached = analyses.get(target);
+  const cached = analyses.get(target.request);
   if (cached?.command === command) return cached.analysis;
   const analysis =
     command.trim() === ''
       ? { ok: false as const, command, reason: 'no command' }
       : analyzeBashCommand(command);
-  analyses.set(target, { command, analysis });
+  analyses.set(target.request, { command, analysis });
   return analysis;
 }
 

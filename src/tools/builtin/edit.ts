@@ -7,12 +7,13 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { expandPath, permissionPaths } from '../paths.js';
+import { expandPath } from '../paths.js';
 import { planEdit } from './file/edit-plan.js';
 import type { EditRequest } from './file/edit-plan.js';
 import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { writeTextFile } from './file/text-file.js';
+import { filePermissionRequest } from './file/file-permission.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -61,10 +62,7 @@ export const editTool = defineTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
 
-  checkPermissions(input, context) {
-    const path = expandPath(input.file_path, context.projectDir);
-    return { access: 'edit', ruleContent: path, paths: permissionPaths(path) };
-  },
+  checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'edit'),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const planned = await planEdit(toRequest(input, context), context);

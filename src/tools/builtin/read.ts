@@ -10,7 +10,7 @@ import type { Stats } from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
-import { expandPath, permissionPaths } from '../paths.js';
+import { expandPath } from '../paths.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { imageTypeFromExtension, isBinaryExtension, sniffImageType } from './file/file-kinds.js';
 import type { ImageMediaType } from './file/file-kinds.js';
@@ -18,6 +18,7 @@ import { describeError, isNotFound } from './file/fs-errors.js';
 import { fileNotFoundMessage } from './file/missing-file.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
+import { filePermissionRequest } from './file/file-permission.js';
 
 export const MAX_LINES_PER_READ = 2000;
 export const MAX_LINE_LENGTH = 2000;
@@ -80,10 +81,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
 
-  checkPermissions(input, context) {
-    const path = expandPath(input.file_path, context.projectDir);
-    return { access: 'read', ruleContent: path, paths: permissionPaths(path) };
-  },
+  checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'read'),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const path = expandPath(input.file_path, context.projectDir);

@@ -10,13 +10,14 @@ import type { Stats } from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
-import { expandPath, permissionPaths } from '../paths.js';
+import { expandPath } from '../paths.js';
 import { describeError, errorCode } from './file/fs-errors.js';
 import { fullReadProblem } from './file/read-guard.js';
 import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { readTextFile, writeTextFile } from './file/text-file.js';
 import type { TextFile } from './file/text-file.js';
+import { filePermissionRequest } from './file/file-permission.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -51,10 +52,7 @@ export const writeTool = defineTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
 
-  checkPermissions(input, context) {
-    const path = expandPath(input.file_path, context.projectDir);
-    return { access: 'edit', ruleContent: path, paths: permissionPaths(path) };
-  },
+  checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'edit'),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const path = expandPath(input.file_path, context.projectDir);
