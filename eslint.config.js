@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/__fixtures__/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/__fixtures__/**', '.bench-tmp/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -25,6 +27,41 @@ export default tseslint.config(
       // Tool calls are async generators by contract; many finish without yielding progress.
       'require-yield': 'off',
       '@typescript-eslint/consistent-type-imports': 'error',
+    },
+  },
+  {
+    // What is bundled loads on every start (docs/ARCHITECTURE.md, "Start-up").
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message:
+            "Write `import * as z from 'zod'`: esbuild keeps every zod locale (~0.3 MiB) for a named `z` import.",
+        },
+      ],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@anthropic-ai/sdk',
+              message:
+                'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
+            },
+            {
+              name: '@actions/core',
+              message:
+                'Use src/github/workflow-commands.ts: @actions/core loads undici at start-up.',
+            },
+            {
+              name: '@actions/github',
+              message: 'Use src/github/github-client.ts: @actions/github loads undici at start-up.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

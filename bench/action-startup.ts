@@ -5,15 +5,19 @@
  * Target: under 300 ms to the first model request (peers install a CLI and a runtime first).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createOriginRepo, startGitHubServer } from '../src/github-server/index.js';
 import { startReplayServer } from '../src/model/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 const RUNS = 7;
 const ACTION = resolve('dist/index.js');
+// CI_AGENT_BENCH_PROFILE=DIR writes a CPU profile of every action run there, to see where time goes.
+const PROFILE_ARGS = process.env.CI_AGENT_BENCH_PROFILE
+  ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.CI_AGENT_BENCH_PROFILE)}`]
+  : [];
 
 async function once(
   command: string[],
@@ -30,7 +34,13 @@ async function once(
 }
 
 export async function runActionStartupBench(): Promise<void> {
-  const origin = await createOriginRepo({ files: { 'a.txt': 'a\n' } });
+  // A repository as users have it: with a policy file (its YAML is parsed before the first request).
+  const origin = await createOriginRepo({
+    files: {
+      'a.txt': 'a\n',
+      '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Read\n    - Bash(npm test:*)\n',
+    },
+  });
   const github = await startGitHubServer({
     seed: {
       repos: [{ owner: 'o', name: 'r', origin: origin.bare, permissions: { maintainer: 'write' } }],
@@ -79,29 +89,66 @@ export async function runActionStartupBench(): Promise<void> {
   };
   try {
     const baseline: number[] = [];
+    const fetchFloor: number[] = [];
     const action: number[] = [];
+    // The floor of any action that calls an API: Node, its fetch, one request to the loopback.
+    const fetchOnce = `await fetch(${JSON.stringify(`${github.url}/rate_limit`)}).then((r) => r.arrayBuffer());`;
     for (let run = 0; run < RUNS + 1; run++) {
       const nodeMs = await once([process.execPath, '-e', '0'], process.env, temp);
+      const fetchMs = await once(
+        [process.execPath, '--input-type=module', '-e', fetchOnce],
+        process.env,
+        temp,
+      );
       const firstRequest = () => new Promise<number>((done) => (onRequest = done));
-      const actionMs = await once([process.execPath, ACTION], env(), origin.checkout, firstRequest);
+      const actionMs = await once(
+        [process.execPath, ...PROFILE_ARGS, ACTION],
+        env(),
+        origin.checkout,
+        firstRequest,
+      );
       if (run > 0) {
         baseline.push(nodeMs);
+        fetchFloor.push(fetchMs);
         action.push(actionMs);
       }
     }
-    const size = ['index.js'].reduce((sum, file) => sum + statSync(resolve('dist', file)).size, 0);
+    const { files, bytes } = startupFiles(ACTION);
     printTable(`Action start-up, median of ${RUNS} runs after a warm-up (ms)`, [
       { run: 'node -e 0 (baseline)', ms: fmt(median(baseline), 0) },
+      { run: 'node + one fetch() to the loopback API', ms: fmt(median(fetchFloor), 0) },
       { run: 'node dist/index.js → first model request', ms: fmt(median(action), 0) },
     ]);
     console.log(
-      `to the first model request: ${fmt(median(action), 0)} ms (target < 300 ms), ${fmt(median(action) / median(baseline), 1)}× a bare node start; dist/index.js is ${fmt(size / 1024 / 1024, 2)} MiB`,
+      `to the first model request: ${fmt(median(action), 0)} ms (target < 300 ms), ${fmt(median(action) / median(baseline), 1)}× a bare node start, ${fmt(median(action) - median(fetchFloor), 0)} ms more than node with one fetch(); it loads ${files} files of dist/ (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
     );
   } finally {
     await Promise.all([github.close(), model.close()]);
     await origin.cleanup();
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bundle files a start loads: the entry and, transitively, the chunks it imports statically
+ * (chunks behind a dynamic `import()`, like the artifact client, load only when used).
+ */
+export function startupFiles(entry: string): { files: number; bytes: number } {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(
+      /(?:^|[;}\s])import\s*(?:[^'"();]*?from\s*)?["'](\.[^"']+)["']/g,
+    )) {
+      visit(resolve(dirname(file), match[1]!));
+    }
+  };
+  visit(entry);
+  let bytes = 0;
+  for (const file of seen) bytes += statSync(file).size;
+  return { files: seen.size, bytes };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runActionStartupBench();

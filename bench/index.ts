@@ -4,10 +4,12 @@
  */
 import { runActionStartupBench } from './action-startup.js';
 import { runCliSessionBench } from './cli-session.js';
+import { runContextBench } from './context.js';
 import { runDecisionBench } from './decision.js';
 import { runDispatchBench } from './dispatch.js';
 import { runGrepBench } from './grep.js';
 import { runHooksBench } from './hooks.js';
+import { runMcpBench } from './mcp.js';
 import { runStreamingBench } from './streaming.js';
 
 const only = process.argv.slice(2);
@@ -19,6 +21,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['grep', runGrepBench],
   ['hooks', runHooksBench],
   ['action-startup', runActionStartupBench],
+  ['mcp', runMcpBench],
+  ['context', runContextBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -160,7 +160,7 @@ describe('runAgent', () => {
     ]);
   });
 
-  it('ends with an execution error when the stream breaks, and every started tool gets a result', async () => {
+  it('ends with an execution error when the stream fails for good, and every started tool gets a result', async () => {
     const { result, events } = await run(
       [
         [
@@ -171,10 +171,17 @@ describe('runAgent', () => {
           },
         ],
       ],
-      { server: { faults: { 0: { kind: 'drop', afterEvents: 9, how: 'end' } } } },
+      {
+        server: {
+          faults: {
+            0: { kind: 'error-event', afterEvents: 9, errorType: 'invalid_request_error' },
+          },
+        },
+      },
     );
     expect(result.subtype).toBe('error_during_execution');
-    expect(result.errors[0]).toBeTruthy();
+    expect(result.errors[0]).toContain('invalid_request_error');
+    expect(server?.requests).toHaveLength(1);
     expect(server?.requests[0]?.sentEvents).toContain('content_block_stop');
     const toolResults = events.filter((event) => event.type === 'tool-result');
     expect(toolResults).toHaveLength(1);

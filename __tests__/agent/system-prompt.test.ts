@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  branchOf,
   buildSystemPrompt,
   gatherEnvironment,
   readMemoryFiles,
@@ -32,6 +33,8 @@ describe('gatherEnvironment', () => {
     expect(environment.git?.branch).toBe('work');
     expect(environment.git?.status).toBe('?? b.txt');
     expect(environment.git?.recentCommits).toMatch(/^[0-9a-f]+ first commit$/);
+    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: workspace.root }).toString();
+    expect(environment.git?.headSha).toBe(head.trim());
   });
 
   it('knows a repository without commits is still a repository', async () => {
@@ -39,12 +42,39 @@ describe('gatherEnvironment', () => {
     git(workspace.root, 'init', '-q', '-b', 'fresh');
     const environment = await gatherEnvironment(workspace.root);
     expect(environment.git?.branch).toBe('fresh');
+    expect(environment.git?.headSha).toBeUndefined();
+    expect(environment.git?.recentCommits).toBe('');
   });
 
   it('reports no git section outside a repository', async () => {
     workspace = makeWorkspace();
     const environment = await gatherEnvironment(workspace.root);
     expect(environment.git).toBeUndefined();
+  });
+
+  it('says detached HEAD when no branch is checked out', async () => {
+    workspace = makeWorkspace();
+    await workspace.write('a.txt', 'a\n');
+    git(workspace.root, 'init', '-q', '-b', 'work');
+    git(workspace.root, 'add', '-A');
+    git(workspace.root, 'commit', '-qm', 'first');
+    git(workspace.root, 'checkout', '-q', '--detach');
+    const environment = await gatherEnvironment(workspace.root);
+    expect(environment.git?.branch).toBe('(detached HEAD)');
+    expect(environment.git?.status).toBe('');
+  });
+});
+
+describe('branchOf', () => {
+  it.each([
+    ['## main', 'main'],
+    ['## main...origin/main', 'main'],
+    ['## fix/issue-1...origin/fix/issue-1 [ahead 1, behind 2]', 'fix/issue-1'],
+    ['## No commits yet on fresh', 'fresh'],
+    ['## Initial commit on old-git', 'old-git'],
+    ['## HEAD (no branch)', undefined],
+  ])('reads %j as %j', (header, branch) => {
+    expect(branchOf(header)).toBe(branch);
   });
 });
 

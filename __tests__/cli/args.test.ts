@@ -19,6 +19,8 @@ describe('parseCli', () => {
       settings: [],
       policy: undefined,
       maxBudgetUsd: undefined,
+      mcpConfig: [],
+      strictMcpConfig: false,
     });
   });
 

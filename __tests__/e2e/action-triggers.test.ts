@@ -1,5 +1,6 @@
 /**
- * The built action on the triggers other than a labelled issue, and on the ways a run goes wrong:
+ * The built action on the triggers other than a labelled issue or a comment (action-comments.test.ts),
+ * and on the ways a run goes wrong:
  * a fork PR, a report too large for a comment, GitHub failing to take the comment, and a run
  * killed mid-way. Payloads are the real examples from @octokit/webhooks-examples, pointed at the
  * seeded repository.
@@ -8,14 +9,11 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunSeed } from '../../src/github-server/index.js';
-import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
 import { webhookExample } from '../github/webhook-examples.js';
 import {
   ACTION,
   FULL_NAME,
   OWNER,
-  REPO,
   RUN_ID,
   firstPrompt,
   reportComments,
@@ -23,126 +21,21 @@ import {
   startActionHarness,
   startModel,
 } from '../helpers/action-harness.js';
-import type { ActionHarness } from '../helpers/action-harness.js';
-
-const BROKEN =
-  'export function mean(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total / values.length;\n}\n';
-const FIXED = BROKEN.replace('let i = 1', 'let i = 0');
-const POLICY = 'permissions:\n  onAsk:\n    default: deny\n    tools:\n      Edit: allow\n';
-const CHECK =
-  "import { mean } from './src/stats.js';\nconst got = mean([1, 2, 3]);\nif (got !== 2) {\n  console.error(`mean([1, 2, 3]): expected 2, got ${got}`);\n  process.exit(1);\n}\nconsole.log('mean ok');\n";
-const FILES = { 'src/stats.js': BROKEN, 'check.mjs': CHECK, '.github/ci-agent.yml': POLICY };
-const TEST_COMMAND = 'node check.mjs';
-const HEAD = 'changes';
-const PR = 2;
-
-/** Read the file, fix the loop, say so: the session the model replays. */
-function fixTurns(root: string): ReplayScriptEntry[] {
-  return [
-    [
-      {
-        type: 'tool_use',
-        id: 'toolu_01',
-        name: 'Read',
-        input: { file_path: `${root}/src/stats.js` },
-      },
-    ],
-    [
-      {
-        type: 'tool_use',
-        id: 'toolu_02',
-        name: 'Edit',
-        input: {
-          file_path: `${root}/src/stats.js`,
-          old_string: 'let i = 1',
-          new_string: 'let i = 0',
-        },
-      },
-    ],
-    [{ type: 'text', text: 'The loop skipped the first value.' }],
-  ];
-}
-
-/** The repository with PR #2 from its own branch `changes` (which still has the bug). */
-async function prHarness(
-  options: { headFiles?: Record<string, string>; fork?: boolean; runs?: RunSeed[] } = {},
-) {
-  const harness = await startActionHarness({
-    files: FILES,
-    branches: { [HEAD]: options.headFiles ?? { 'notes.md': 'A change under review.\n' } },
-    seed: {
-      pulls: [
-        {
-          repo: FULL_NAME,
-          number: PR,
-          title: 'Update the notes',
-          head: options.fork ? { repo: 'drive-by/Hello-World', ref: HEAD } : HEAD,
-          base: 'main',
-        },
-      ],
-      ...(options.runs ? { runs: options.runs } : {}),
-    },
-  });
-  const headSha = (await harness.origin.branches())[HEAD]!;
-  return { ...harness, headSha };
-}
-
-function repositoryOf<
-  T extends {
-    repository: {
-      name: string;
-      full_name: string;
-      default_branch: string;
-      owner: { login: string };
-    };
-  },
->(payload: T): T {
-  payload.repository.name = REPO;
-  payload.repository.full_name = FULL_NAME;
-  payload.repository.owner.login = OWNER;
-  payload.repository.default_branch = 'main';
-  return payload;
-}
-
-function pullRequestOpened(headSha: string, headRepo = FULL_NAME) {
-  const payload = repositoryOf(
-    webhookExample('pull_request', (example) => example.action === 'opened'),
-  );
-  payload.number = PR;
-  const pr = payload.pull_request;
-  pr.number = PR;
-  pr.head.ref = HEAD;
-  pr.head.sha = headSha;
-  pr.head.repo!.full_name = headRepo;
-  pr.base.ref = 'main';
-  pr.base.repo.full_name = FULL_NAME;
-  payload.sender.login = OWNER;
-  payload.sender.type = 'User';
-  return payload;
-}
-
-const ISSUE = {
-  repo: FULL_NAME,
-  number: 1,
-  title: 'mean() is wrong',
-  body: 'mean([1,2,3]) gives 1.67',
-  labels: ['ci-agent'],
-};
-
-function issueLabeled() {
-  const payload = repositoryOf(webhookExample('issues', (example) => example.action === 'labeled'));
-  payload.issue.number = 1;
-  payload.issue.title = ISSUE.title;
-  payload.issue.body = ISSUE.body;
-  if (payload.label) payload.label.name = 'ci-agent';
-  payload.sender.login = OWNER;
-  payload.sender.type = 'User';
-  return payload;
-}
-
-function expectClean(harness: ActionHarness): void {
-  expect(harness.github.violations()).toEqual([]);
-}
+import {
+  FILES,
+  FIXED,
+  HEAD,
+  ISSUE,
+  POLICY,
+  PR,
+  TEST_COMMAND,
+  expectClean,
+  fixTurns,
+  issueLabeled,
+  prHarness,
+  pullRequestOpened,
+  repositoryOf,
+} from './trigger-fixtures.js';
 
 describe('the GitHub Action (dist/index.js) on its other triggers', () => {
   describe('when a pull request is opened and test-command is set', () => {
@@ -280,33 +173,6 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
         Number(run.outputs['pr-number']),
       ]);
       expect(run.summary).toContain('ci-agent: the agent made changes');
-      expectClean(harness);
-    });
-  });
-
-  describe('when someone with write access comments "/ci-agent <instruction>"', () => {
-    it('gives the instruction to the model, quoted, and reports on the issue', async () => {
-      const harness = await startActionHarness({ files: FILES, seed: { issues: [ISSUE] } });
-      const payload = repositoryOf(
-        webhookExample('issue_comment', (example) => example.action === 'created'),
-      );
-      payload.issue.number = 1;
-      payload.issue.title = ISSUE.title;
-      payload.issue.body = ISSUE.body ?? null;
-      payload.comment.body = '/ci-agent fix the typo';
-      payload.comment.user.login = OWNER;
-      payload.sender.login = OWNER;
-      payload.sender.type = 'User';
-      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
-      const run = await runBuiltAction(harness, model, { payload, eventName: 'issue_comment' });
-
-      expect(run.code, run.stdout).toBe(0);
-      expect(run.outputs.conclusion).toBe('success');
-      expect(firstPrompt(model)).toContain('```request\nfix the typo\n```');
-      expect((await harness.origin.branches())[run.outputs.branch!]).toBe(
-        run.outputs['commit-sha'],
-      );
-      expect(reportComments(harness.github).map((comment) => comment.issueNumber)).toEqual([1]);
       expectClean(harness);
     });
   });
@@ -459,6 +325,49 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
       const comments = reportComments(harness.github);
       expect(comments).toHaveLength(1);
       expect(comments[0]!.body).toContain('The run was stopped before it finished');
+      expectClean(harness);
+    });
+  });
+
+  describe('when the run reaches its time limit', () => {
+    it("stops the tool, ends as 'limit', says which limit and fails the step", async () => {
+      const harness = await startActionHarness({
+        files: {
+          ...FILES,
+          '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash(sleep:*)\n',
+        },
+        seed: { issues: [ISSUE] },
+      });
+      const model = await startModel({
+        turns: [
+          [
+            {
+              type: 'tool_use',
+              id: 'toolu_01',
+              name: 'Bash',
+              input: { command: 'sleep 30', description: 'Wait' },
+            },
+          ],
+          [{ type: 'text', text: 'unreachable' }],
+        ],
+      });
+      const started = Date.now();
+      const run = await runBuiltAction(harness, model, {
+        payload: issueLabeled(),
+        eventName: 'issues',
+        // 0.05 minutes: three seconds.
+        inputs: { 'TIMEOUT-MINUTES': '0.05' },
+      });
+
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.outputs.conclusion, run.stdout).toBe('limit');
+      expect(model.requests).toHaveLength(1);
+      const comments = reportComments(harness.github);
+      expect(comments).toHaveLength(1);
+      expect(comments[0]!.body).toMatch(/time limit/);
+      const report = readFileSync(join(run.artifactsDir, 'report.md'), 'utf8');
+      expect(report).toMatch(/time limit/);
       expectClean(harness);
     });
   });

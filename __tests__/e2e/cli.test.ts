@@ -8,6 +8,20 @@ import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
 
+/** What a default-mode session offers (ExitPlanMode only in plan mode). */
+const ALL_TOOLS = [
+  'Agent',
+  'Bash',
+  'Edit',
+  'Glob',
+  'Grep',
+  'NotebookEdit',
+  'Read',
+  'TodoWrite',
+  'WebFetch',
+  'Write',
+];
+
 const STREAM = ['--output-format', 'stream-json', '--verbose'];
 const runs: CliRun[] = [];
 afterEach(() => {
@@ -76,7 +90,7 @@ describe('ci-agent -p (built CLI)', () => {
     expect(types.filter((type) => type === 'user')).toHaveLength(2);
     expect(types[types.length - 1]).toBe('result/success');
     const init = run.lines[0] as { tools: string[]; permissionMode: string; cwd: string };
-    expect(init.tools).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write']);
+    expect(init.tools).toEqual(ALL_TOOLS);
     expect(init.permissionMode).toBe('acceptEdits');
     const result = run.lines[run.lines.length - 1] as Record<string, unknown>;
     expect(result).toMatchObject({
@@ -228,14 +242,7 @@ describe('ci-agent -p (built CLI)', () => {
     expect(system).toContain('Use four spaces.');
     expect(system).toContain('Never touch vendor/.');
     expect(system).toContain('Answer in French.');
-    expect(body.tools.map((tool) => tool.name)).toEqual([
-      'Bash',
-      'Edit',
-      'Glob',
-      'Grep',
-      'Read',
-      'Write',
-    ]);
+    expect(body.tools.map((tool) => tool.name)).toEqual(ALL_TOOLS);
   });
 
   it('removes a tool named bare in --disallowedTools from what the model is offered', async () => {
@@ -243,7 +250,9 @@ describe('ci-agent -p (built CLI)', () => {
       turns: [[{ type: 'text', text: 'ok' }]],
     });
     const body = run.server.requests[0]?.body as { tools: Array<{ name: string }> };
-    expect(body.tools.map((tool) => tool.name)).toEqual(['Edit', 'Glob', 'Grep', 'Read']);
+    expect(body.tools.map((tool) => tool.name)).toEqual(
+      ALL_TOOLS.filter((name) => name !== 'Bash' && name !== 'Write'),
+    );
   });
 
   it('prints every message as a JSON array with --output-format json --verbose', async () => {

@@ -1,8 +1,12 @@
 /**
  * Test support for the fake GitHub: a server with the OpenAPI index (loaded once per test file)
- * and the real Octokit from @actions/github pointed at it.
+ * and the real Octokit pointed at it — with the REST endpoint methods (`octokit.rest.issues.…`),
+ * which the action itself does without (src/github/github-client.ts), so tests can call any
+ * endpoint by name.
  */
-import { getOctokit } from '@actions/github';
+import { Octokit as OctokitCore } from '@octokit/core';
+import { paginateRest } from '@octokit/plugin-paginate-rest';
+import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { expect } from 'vitest';
 import { startGitHubServer } from '../../src/github-server/index.js';
 import type { GitHubServer, GitHubServerOptions } from '../../src/github-server/index.js';
@@ -12,7 +16,14 @@ export const TOKEN = 'ghs_fixture_token';
 export const REPO = { owner: 'octo', repo: 'app' } as const;
 export const FIXED_NOW = new Date('2024-05-01T12:00:00.000Z');
 
-export type Octokit = ReturnType<typeof getOctokit>;
+const RestOctokit = OctokitCore.plugin(restEndpointMethods, paginateRest);
+
+export type Octokit = InstanceType<typeof RestOctokit>;
+
+/** A client with every REST endpoint as a method, authenticated with `token`. */
+export function createRestClient(token: string, baseUrl: string): Octokit {
+  return new RestOctokit({ auth: token, baseUrl });
+}
 
 export interface Fake {
   server: GitHubServer;
@@ -26,7 +37,7 @@ export async function startFake(options: GitHubServerOptions = {}): Promise<Fake
     now: () => FIXED_NOW,
     ...options,
   });
-  return { server, octokit: getOctokit(TOKEN, { baseUrl: server.url }) };
+  return { server, octokit: createRestClient(TOKEN, server.url) };
 }
 
 export function expectNoViolations(server: GitHubServer): void {

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { getOctokit } from '@actions/github';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOriginRepo, startGitHubServer } from '../../src/github-server/index.js';
 import type { OriginRepo } from '../../src/github-server/index.js';
+import { createRestClient } from './fixture.js';
 
 const created: OriginRepo[] = [];
 
@@ -64,7 +64,7 @@ describe('createOriginRepo', () => {
       seed: { repos: [{ owner: 'octo', name: 'app', origin: repo.bare }] },
     });
     try {
-      const octokit = getOctokit('token', { baseUrl: server.url });
+      const octokit = createRestClient('token', server.url);
       const open = () =>
         octokit.rest.pulls.create({
           owner: 'octo',

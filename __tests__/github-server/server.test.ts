@@ -1,8 +1,14 @@
-import { getOctokit } from '@actions/github';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGitHubServer } from '../../src/github-server/index.js';
 import type { GitHubServer } from '../../src/github-server/index.js';
-import { REPO, TOKEN, expectNoViolations, failure, startFake } from './fixture.js';
+import {
+  REPO,
+  TOKEN,
+  createRestClient,
+  expectNoViolations,
+  failure,
+  startFake,
+} from './fixture.js';
 import type { Fake } from './fixture.js';
 
 const seed = {
@@ -65,7 +71,7 @@ describe('startGitHubServer', () => {
 
     it('answers 401 for a token other than the configured one', async () => {
       fake = await startFake({ seed });
-      const other = getOctokit('ghs_someone_else', { baseUrl: fake.server.url });
+      const other = createRestClient('ghs_someone_else', fake.server.url);
       expect(await failure(other.rest.repos.get(REPO))).toMatchObject({
         status: 401,
         data: { message: 'Bad credentials' },
@@ -84,7 +90,7 @@ describe('startGitHubServer', () => {
 
     it('accepts any token when none is configured', async () => {
       fake = await startFake({ seed, token: undefined });
-      const other = getOctokit('anything', { baseUrl: fake.server.url });
+      const other = createRestClient('anything', fake.server.url);
       expect((await other.rest.repos.get(REPO)).status).toBe(200);
     });
   });
@@ -198,7 +204,7 @@ describe('startGitHubServer', () => {
   describe('when no OpenAPI index is given', () => {
     it('serves the implemented routes without validating bodies against the description', async () => {
       bare = await startGitHubServer({ seed });
-      const octokit = getOctokit(TOKEN, { baseUrl: bare.url });
+      const octokit = createRestClient(TOKEN, bare.url);
       const { data } = await octokit.rest.issues.createComment({
         ...REPO,
         issue_number: 1,
@@ -211,7 +217,7 @@ describe('startGitHubServer', () => {
 
     it('answers 404 for anything else and says it cannot tell whether GitHub has it', async () => {
       bare = await startGitHubServer({ seed });
-      const octokit = getOctokit(TOKEN, { baseUrl: bare.url });
+      const octokit = createRestClient(TOKEN, bare.url);
       expect(await failure(octokit.rest.issues.lock({ ...REPO, issue_number: 1 }))).toMatchObject({
         status: 404,
       });
@@ -222,7 +228,7 @@ describe('startGitHubServer', () => {
 
     it('still rejects a body of the wrong shape where a handler reads it', async () => {
       bare = await startGitHubServer({ seed });
-      const octokit = getOctokit(TOKEN, { baseUrl: bare.url });
+      const octokit = createRestClient(TOKEN, bare.url);
       const labels = 'x' as unknown as string[];
       expect(
         await failure(octokit.rest.issues.addLabels({ ...REPO, issue_number: 1, labels })),
@@ -236,7 +242,7 @@ describe('startGitHubServer', () => {
   describe("with openapi: 'load'", () => {
     it('reads the description from node_modules and validates', async () => {
       bare = await startGitHubServer({ seed, openapi: 'load' });
-      const octokit = getOctokit(TOKEN, { baseUrl: bare.url });
+      const octokit = createRestClient(TOKEN, bare.url);
       expect(await failure(octokit.request('GET /nope'))).toMatchObject({ status: 404 });
       expect(bare.violations()).toEqual(['GET /nope: GitHub has no route GET /nope']);
     });

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getOctokit } from '@actions/github';
+import { createGitHubClient } from '../../src/github/github-client.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AuthorizationCheckError, authorizeActor, isBot } from '../../src/github/authorization.js';
 import type { AuthorizationRequest, Octokit } from '../../src/github/authorization.js';
@@ -53,7 +53,7 @@ let octokit: Octokit;
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  octokit = getOctokit('ghs_test_token', { baseUrl: `http://127.0.0.1:${port}` });
+  octokit = createGitHubClient('ghs_test_token', `http://127.0.0.1:${port}`);
 });
 
 afterAll(async () => {

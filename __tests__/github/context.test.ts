@@ -291,6 +291,25 @@ describe('deriveTask', () => {
       });
     });
 
+    it('skips a run that failed on a commit ci-agent made, so it never chases its own fixes', async () => {
+      const payload = failedRun();
+      Object.assign(payload.workflow_run.head_commit, {
+        message: 'Fix failing tests of #7\n\nGenerated-by: ci-agent\n',
+      });
+      expect(await taskOf('workflow_run', payload)).toMatchObject({
+        kind: 'skip',
+        reason: expect.stringContaining('failed on a commit ci-agent made') as string,
+      });
+    });
+
+    it('fixes a run whose head commit only mentions ci-agent in its text', async () => {
+      const payload = failedRun();
+      Object.assign(payload.workflow_run.head_commit, {
+        message: 'Tune the tests\n\nSee Generated-by: ci-agent in the docs',
+      });
+      expect(await taskOf('workflow_run', payload)).toMatchObject({ kind: 'pr-fix-failed-run' });
+    });
+
     it('skips a successful run', async () => {
       const payload = failedRun();
       payload.workflow_run.conclusion = 'success';

@@ -7,6 +7,7 @@ import {
   BOT_IDENTITY,
   checkoutBranch,
   commitAll,
+  isCiAgentCommit,
   createGit,
   diffSince,
   GitError,
@@ -55,6 +56,10 @@ describe('commitAll', () => {
     expect(sh(clone, 'log', '-1', '--format=%an <%ae>|%cn|%s')).toBe(
       `${BOT_IDENTITY.name} <${BOT_IDENTITY.email}>|${BOT_IDENTITY.name}|Fix #7`,
     );
+    expect(sh(clone, 'log', '-1', '--format=%(trailers:key=Generated-by,valueonly)')).toBe(
+      'ci-agent',
+    );
+    expect(isCiAgentCommit(sh(clone, 'log', '-1', '--format=%B'))).toBe(true);
     expect(sh(clone, 'branch', '--show-current')).toBe('ci-agent/issue-7');
     expect(await hasChanges(git)).toBe(false);
   });

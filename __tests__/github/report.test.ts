@@ -191,6 +191,101 @@ describe('ReportCollector', () => {
     expect(report.denials[0]?.rules).toEqual(['Bash(rm:*)']);
   });
 
+  it("keeps the model's last task list from TodoWrite, and ignores a failed TodoWrite", () => {
+    const todoResult = (id: string, newTodos: unknown, isError = false): AgentEvent => ({
+      type: 'tool-result',
+      toolUseId: id,
+      toolName: 'TodoWrite',
+      result: { type: 'tool_result', tool_use_id: id, content: 'ok', is_error: isError },
+      structured: { oldTodos: [], newTodos },
+      durationMs: 1,
+      stage: isError ? 'validation' : 'completed',
+    });
+    const first = [{ content: 'Read the code', status: 'completed', activeForm: 'Reading' }];
+    const second = [
+      ...first,
+      { content: 'Fix mean()', status: 'in_progress', activeForm: 'Fixing mean()' },
+      { content: 'Run the tests', status: 'pending', activeForm: 'Running the tests' },
+    ];
+    const report = collect([
+      todoResult('t1', first),
+      todoResult('t2', second),
+      todoResult('t3', [], true),
+    ]);
+    expect(report.todos).toEqual(second);
+    const text = renderReport(report, context);
+    expect(text).toContain(
+      '**Task list (1/3 done)**\n\n- [x] Read the code\n- [ ] ⏳ Fix mean()\n- [ ] Run the tests',
+    );
+  });
+
+  it("lists a subagent's calls under the Agent call that ran them, in that call's turn", () => {
+    const agentCall: AgentEvent = {
+      type: 'assistant-message',
+      messageId: 'm1',
+      model: 'claude-sonnet-5-5',
+      message: {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'a1',
+            name: 'Agent',
+            input: { description: 'look', prompt: 'find it', subagent_type: 'Explore' },
+          },
+        ],
+      },
+      stopReason: 'tool_use',
+      usage,
+    };
+    const inner = (event: AgentEvent): AgentEvent => ({
+      type: 'subagent-event',
+      parentToolUseId: 'a1',
+      agentId: 'agent-1',
+      agentType: 'Explore',
+      event,
+    });
+    const report = collect([
+      agentCall,
+      inner({
+        type: 'tool-call-start',
+        toolUseId: 's1',
+        toolName: 'Read',
+        input: { file_path: '/w/a' },
+      }),
+      inner({
+        type: 'permission-decision',
+        toolUseId: 's1',
+        toolName: 'Read',
+        input: { file_path: '/w/a' },
+        decision: allow,
+      }),
+      inner({
+        type: 'tool-result',
+        toolUseId: 's1',
+        toolName: 'Read',
+        result: { type: 'tool_result', tool_use_id: 's1', content: 'x' },
+        structured: {},
+        durationMs: 2,
+        stage: 'completed',
+      }),
+      inner({ type: 'tool-results-message', results: [], structured: [] }),
+    ]);
+    expect(report.calls.map((call) => [call.toolUseId, call.turn, call.parent])).toEqual([
+      ['a1', 1, undefined],
+      ['s1', 1, { toolUseId: 'a1', agentType: 'Explore' }],
+    ]);
+    expect(renderReport(report, context)).toContain(
+      '| 2 | 1 | ↳ Explore: Read | /w/a | allow | read-only call inside the workspace | 2 | ok |',
+    );
+  });
+
+  it('shows no task list when the model never wrote one', () => {
+    const report = collect();
+    expect(report.todos).toBeUndefined();
+    expect(renderReport(report, context)).not.toContain('Task list');
+  });
+
   it('keeps what it saw when the run is cut short (no result yet)', () => {
     const report = collect(events().slice(0, 4));
     expect(report.result).toBeUndefined();

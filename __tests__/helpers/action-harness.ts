@@ -97,6 +97,8 @@ export interface RunOptions {
   eventName: string;
   /** More INPUT_* variables, e.g. `{ 'TEST-COMMAND': 'node check.mjs' }`. */
   inputs?: Record<string, string>;
+  /** More of the runner's variables, e.g. the artifact service's ACTIONS_RUNTIME_TOKEN. */
+  env?: Record<string, string>;
   /** Called once the process runs, e.g. to stop it mid-way. */
   started?: (child: ChildProcess, artifactsDir: string) => void;
 }
@@ -124,6 +126,7 @@ export async function runBuiltAction(
       'INPUT_GITHUB-TOKEN': TOKEN,
       'INPUT_UPLOAD-ARTIFACT': 'false',
       ...inputs,
+      ...options.env,
       ANTHROPIC_BASE_URL: model.url,
       PATH: process.env.PATH ?? '',
       HOME: runnerTemp,

@@ -107,13 +107,21 @@ describe('createAnthropicClient', () => {
         body: {
           model: DEFAULT_MODEL,
           max_tokens: 1024,
-          system: 'You are a careful CI agent.',
+          // Prompt caching puts breakpoints on the system prompt and the last tool.
+          system: [
+            {
+              type: 'text',
+              text: 'You are a careful CI agent.',
+              cache_control: { type: 'ephemeral' },
+            },
+          ],
           messages: [{ role: 'user', content: 'Run the tests.' }],
           tools: [
             {
               name: 'Read',
               description: 'Read a file.',
               input_schema: { type: 'object', ...tool.input_schema },
+              cache_control: { type: 'ephemeral' },
             },
           ],
           stream: true,

@@ -37,7 +37,7 @@ describe('MessageAccumulator', () => {
         {
           type: 'content_block_start',
           index: 0,
-          content_block: { type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: {} },
+          content_block: { type: 'future_tool_use', id: 'fut_1', name: 'teleport', input: {} },
         },
         {
           type: 'content_block_delta',
@@ -50,7 +50,7 @@ describe('MessageAccumulator', () => {
         {
           type: 'content_block_delta',
           index: 1,
-          delta: { type: 'citations_delta', citation: { url: 'https://example.com' } },
+          delta: { type: 'future_delta', note: 'ignored' },
         },
         { type: 'content_block_stop', index: 1 },
         { type: 'message_stop' },

@@ -365,7 +365,7 @@ describe('parsePolicyFile', () => {
       [
         'a file that is a list',
         '- Read',
-        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, got ["Read"]',
+        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, mcp, got ["Read"]',
       ],
     ])('rejects %s, naming the path, the value and the expected form', (_, text, expected) => {
       expect(problems(text)).toContain(expected);
@@ -399,7 +399,7 @@ describe('parsePolicyFile', () => {
       ],
       [
         'model: opus',
-        'model: unknown key "model"; expected one of: permissions, hooks, settings, limits, env',
+        'model: unknown key "model"; expected one of: permissions, hooks, settings, limits, env, mcp',
       ],
       [
         'permissions: { askDefault: allow }',

@@ -16,8 +16,16 @@ export interface PermissionDenial {
   rules: string[];
 }
 
+/**
+ * How a run ended. Each limit has its own subtype: `error_max_turns`, `error_max_budget_usd`
+ * (Claude Code's names) and `error_max_duration` (ours: the wall-clock limit).
+ */
 export type ResultSubtype =
-  'success' | 'error_max_turns' | 'error_max_budget_usd' | 'error_during_execution';
+  | 'success'
+  | 'error_max_turns'
+  | 'error_max_budget_usd'
+  | 'error_max_duration'
+  | 'error_during_execution';
 
 export interface RunResult {
   subtype: ResultSubtype;
@@ -71,6 +79,43 @@ export type AgentEvent =
       stage: string;
     }
   | { type: 'tool-results-message'; results: ToolResultBlock[]; structured: unknown[] }
-  | { type: 'result'; result: RunResult };
+  /** A failed model request about to be retried (CC-COMPAT §4 `system/api_retry`). */
+  | {
+      type: 'api-retry';
+      attempt: number;
+      maxRetries: number;
+      delayMs: number;
+      status: number | undefined;
+      /** The category: `rate_limit`, `server_error`, `connection_error`, … */
+      error: string;
+      message: string;
+    }
+  /**
+   * A response cut off after some of its tool_use blocks were complete: not retried (those tools
+   * may have started), its complete blocks kept as the turn's message.
+   */
+  | {
+      type: 'partial-response';
+      messageId: string;
+      keptBlocks: number;
+      toolUseIds: string[];
+      status: number | undefined;
+      error: string;
+      message: string;
+    }
+  /** The older part of the conversation was summarised (CC-COMPAT §4 `system/compact_boundary`). */
+  | { type: 'compact-boundary'; trigger: 'manual' | 'auto'; preTokens: number }
+  | { type: 'result'; result: RunResult }
+  /**
+   * An event of a subagent's run (the Agent tool, agent/subagent.ts), as it happens, filed under
+   * the Agent call that started it. Its `result` is the subagent's, not the run's.
+   */
+  | {
+      type: 'subagent-event';
+      parentToolUseId: string;
+      agentId: string;
+      agentType: string;
+      event: AgentEvent;
+    };
 
 export type EventSink = (event: AgentEvent) => void;

@@ -5,6 +5,13 @@
  *
  * A turn is one model response. With maxTurns N, the tools of turn N still run, and the loop
  * stops before asking the model an (N+1)th time.
+ *
+ * Failures of a turn (the model client retries what can be retried first, model/retrying-client.ts):
+ * - cut off after some tool_use blocks were complete: those tools may be running, so the response
+ *   is not asked for again; its complete blocks are kept as the turn's message (a
+ *   `partial-response` event says so), the tools finish and their results go back as usual;
+ * - aborted (a signal, the time limit) or not retryable: running tools are aborted, every call
+ *   that was handed out still gets its result in the transcript, and the run ends.
  */
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyGate } from '../execution/concurrency-gate.js';
@@ -13,20 +20,28 @@ import type { PipelineDeps, ToolCallOutcome } from '../execution/pipeline.js';
 import { executeSingleToolUse } from '../execution/pipeline.js';
 import { StreamingToolExecutor } from '../execution/streaming-executor.js';
 import type { ModelClient } from '../model/model-client.js';
+import { isModelError } from '../model/model-client.js';
 import { UsageTracker } from '../model/pricing.js';
+import { fatalErrorMessage, retryErrorCategory } from '../model/retry-policy.js';
+import { withRetries } from '../model/retrying-client.js';
+import type { RetryingClientOptions } from '../model/retrying-client.js';
 import type {
   AssistantMessage,
   Message,
   StopReason,
   ToolResultBlock,
   ToolUseBlock,
-  Usage,
 } from '../model/types.js';
 import type { PermissionMode } from '../permissions/types.js';
 import type { HookRunRecord, SessionHookRunner } from '../hooks/types.js';
 import { noHooks } from '../hooks/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, ResultSubtype, RunResult } from './events.js';
+import { BudgetGuard, TimeLimitError, startTimeLimit } from './limits.js';
+import { createContextManager } from './context/context-manager.js';
+import type { ContextSettings } from './context/context-settings.js';
+import { TurnStreamError, streamTurn } from './turn-stream.js';
+import type { TurnResponse } from './turn-stream.js';
 
 export interface AgentOptions {
   prompt: string;
@@ -49,8 +64,23 @@ export interface AgentOptions {
   streamingToolExecution?: boolean;
   /** Session-level hooks: SessionStart, UserPromptSubmit, Stop, SessionEnd. */
   sessionHooks?: SessionHookRunner;
-  /** Stop before the next request once the run has cost this much (USD). */
+  /** Do not start a turn that would take the run's cost past this (USD; see limits.ts). */
   maxBudgetUsd?: number;
+  /** The whole run's time limit: tools are aborted and the run ends as `error_max_duration`. */
+  timeoutMs?: number;
+  /**
+   * How failed model requests are retried (each retry is reported as an `api-retry` event);
+   * `false` when the model client retries on its own.
+   */
+  retry?: Omit<RetryingClientOptions, 'onRetry'> | false;
+  /** What each request sends of the conversation (context/); `false` sends all of it. */
+  contextManagement?: Partial<ContextSettings> | false;
+  /**
+   * Where the run's spend and denials are kept (default: its own). The session shares them with
+   * its subagents, so their spend counts in this run's cost and budget, their denials in its result.
+   */
+  usage?: UsageTracker;
+  permissionDenials?: PermissionDenial[];
 }
 
 /** How often a Stop hook may send the model back to work before the run gives up. */
@@ -58,15 +88,38 @@ export const MAX_STOP_HOOK_BLOCKS = 8;
 
 const DEFAULT_MAX_TOKENS = 32_000;
 
+/** How long SessionEnd hooks may run when the run was stopped (a signal, the time limit). */
+const STOPPED_RUN_HOOK_MS = 2_000;
+
 export async function runAgent(options: AgentOptions): Promise<RunResult> {
   const started = performance.now();
   const sessionId = options.sessionId ?? randomUUID();
-  const signal = options.signal ?? new AbortController().signal;
+  const timeLimit = startTimeLimit(options.timeoutMs);
+  const signal = options.signal
+    ? AbortSignal.any([options.signal, timeLimit.signal])
+    : timeLimit.signal;
+  const modelClient =
+    options.retry === false
+      ? options.modelClient
+      : withRetries(options.modelClient, {
+          ...options.retry,
+          onRetry: ({ attempt, maxRetries, delayMs, error }) =>
+            options.events({
+              type: 'api-retry',
+              attempt,
+              maxRetries,
+              delayMs,
+              status: error.status,
+              error: retryErrorCategory(error),
+              message: error.message,
+            }),
+        });
+  const budget = new BudgetGuard(options.maxBudgetUsd);
   const registry = options.pipeline.registry;
-  const usage = new UsageTracker();
+  const usage = options.usage ?? new UsageTracker();
   const gate = new ConcurrencyGate(options.maxConcurrency ?? 10);
   const isSafe = concurrencySafetyOf(registry);
-  const denials: PermissionDenial[] = [];
+  const denials: PermissionDenial[] = options.permissionDenials ?? [];
   const hooks = options.sessionHooks ?? noHooks;
   const messages: Message[] = [];
   let apiMs = 0;
@@ -88,7 +141,16 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
   };
 
   const finish = async (subtype: ResultSubtype, errors: string[] = []): Promise<RunResult> => {
-    if (hooks.has('SessionEnd')) logRuns((await hooks.sessionEnd({ reason: 'other' })).runs);
+    timeLimit.clear();
+    if (hooks.has('SessionEnd')) {
+      // A stopped run still tells its hooks, but briefly: the runner kills the job soon after.
+      const hookSignal = signal.aborted ? AbortSignal.timeout(STOPPED_RUN_HOOK_MS) : undefined;
+      const end = await hooks.sessionEnd({
+        reason: 'other',
+        ...(hookSignal && { signal: hookSignal }),
+      });
+      logRuns(end.runs);
+    }
     const result: RunResult = {
       subtype,
       isError: subtype !== 'success',
@@ -139,18 +201,57 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
   });
 
   const tools = registry.toSpecs();
+  const contextManager = createContextManager({
+    model: options.model,
+    modelClient,
+    cwd: options.cwd,
+    systemPrompt: options.systemPrompt,
+    tools,
+    events: options.events,
+    settings: options.contextManagement,
+  });
   let stopHookActive = false;
   let stopHookBlocks = 0;
+  const record = (response: TurnResponse): AssistantMessage => {
+    const assistant: AssistantMessage = { role: 'assistant', content: response.content };
+    stopReason = response.stopReason;
+    usage.add(response.model, response.usage);
+    budget.record(response.model, response.usage);
+    options.events({
+      type: 'assistant-message',
+      messageId: response.id,
+      model: response.model,
+      message: assistant,
+      stopReason: response.stopReason,
+      usage: response.usage,
+    });
+    return assistant;
+  };
+  const sendResults = (toolUses: readonly ToolUseBlock[], outcomes: readonly ToolCallOutcome[]) => {
+    for (const outcome of outcomes) if (outcome.denial) denials.push(outcome.denial);
+    const results = orderResults(toolUses, outcomes);
+    messages.push({ role: 'user', content: results });
+    options.events({
+      type: 'tool-results-message',
+      results,
+      structured: toolUses.map(
+        (use) => outcomes.find((outcome) => outcome.toolUseId === use.id)?.structured,
+      ),
+    });
+  };
+  const ended = () => {
+    const [subtype, message] = stopped(signal);
+    return finish(subtype, [message]);
+  };
+
+  const streaming = options.streamingToolExecution ?? true;
   for (;;) {
-    if (signal.aborted) return finish('error_during_execution', [interruption(signal)]);
+    if (signal.aborted) return ended();
     if (options.maxTurns !== undefined && turns >= options.maxTurns) {
       return finish('error_max_turns', [`Reached max turns (${options.maxTurns})`]);
     }
-    if (options.maxBudgetUsd !== undefined && usage.totalCostUSD >= options.maxBudgetUsd) {
-      return finish('error_max_budget_usd', [
-        `Reached the budget: $${usage.totalCostUSD.toFixed(4)} spent, the limit is $${options.maxBudgetUsd}`,
-      ]);
-    }
+    const overBudget = budget.refusal(usage.totalCostUSD);
+    if (overBudget !== undefined) return finish('error_max_budget_usd', [overBudget]);
     turns++;
 
     const executor = new StreamingToolExecutor({
@@ -160,27 +261,56 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
       signal,
     });
     const requestStarted = performance.now();
-    let assistant: AssistantMessage;
+    let response: TurnResponse;
     try {
-      const response = await streamTurn(options, messages, tools, executor, signal);
-      assistant = { role: 'assistant', content: response.content };
-      stopReason = response.stopReason;
-      usage.add(response.model, response.usage);
-      options.events({
-        type: 'assistant-message',
-        messageId: response.id,
-        model: response.model,
-        message: assistant,
-        stopReason: response.stopReason,
-        usage: response.usage,
-      });
-    } catch (error) {
-      executor.abandon('the model response failed');
-      await executor.results();
+      response = await streamTurn(
+        modelClient,
+        {
+          model: options.model,
+          system: options.systemPrompt,
+          messages: await contextManager.prepare(messages, signal),
+          tools,
+          maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+          signal,
+        },
+        executor,
+        streaming,
+      );
       apiMs += performance.now() - requestStarted;
-      return finish('error_during_execution', [errorMessage(error)]);
+      contextManager.recordUsage(response.usage);
+    } catch (error) {
+      apiMs += performance.now() - requestStarted;
+      const partial = error instanceof TurnStreamError ? error.partial : undefined;
+      const cause = error instanceof TurnStreamError ? error.cause : error;
+      const uses =
+        partial?.content.filter((block): block is ToolUseBlock => block.type === 'tool_use') ?? [];
+      if (partial === undefined || uses.length === 0 || signal.aborted || !isRetryable(cause)) {
+        executor.abandon(signal.aborted ? interruption(signal) : 'the model response failed');
+        const outcomes = await executor.results();
+        // Every call that was handed out gets its result in the transcript, run or not.
+        if (partial !== undefined && outcomes.length > 0) {
+          messages.push(record(partial));
+          sendResults(uses, outcomes);
+        }
+        if (signal.aborted) return ended();
+        return finish('error_during_execution', [
+          fatalErrorMessage(cause, options.model) ?? errorMessage(cause),
+        ]);
+      }
+      options.events({
+        type: 'partial-response',
+        messageId: partial.id,
+        keptBlocks: partial.content.length,
+        toolUseIds: uses.map((use) => use.id),
+        status: isModelError(cause) ? cause.status : undefined,
+        error: isModelError(cause) ? retryErrorCategory(cause) : 'unknown',
+        message: errorMessage(cause),
+      });
+      if (!streaming) for (const use of uses) executor.addTool(use);
+      contextManager.recordUsage(partial.usage);
+      response = partial;
     }
-    apiMs += performance.now() - requestStarted;
+    const assistant = record(response);
 
     const text = assistant.content
       .filter((block) => block.type === 'text')
@@ -192,6 +322,8 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     const toolUses = assistant.content.filter(
       (block): block is ToolUseBlock => block.type === 'tool_use',
     );
+    // A server tool (web search) paused a long turn: sent back as it is, the response goes on.
+    if (toolUses.length === 0 && response.stopReason === 'pause_turn') continue;
     if (toolUses.length === 0) {
       if (!hooks.has('Stop')) return finish('success');
       // "You are not done until …": a Stop hook may send the model back to work.
@@ -211,16 +343,7 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     }
 
     const outcomes = await executor.results();
-    for (const outcome of outcomes) if (outcome.denial) denials.push(outcome.denial);
-    const results = orderResults(toolUses, outcomes);
-    messages.push({ role: 'user', content: results });
-    options.events({
-      type: 'tool-results-message',
-      results,
-      structured: toolUses.map(
-        (use) => outcomes.find((outcome) => outcome.toolUseId === use.id)?.structured,
-      ),
-    });
+    sendResults(toolUses, outcomes);
 
     const stop = outcomes.find((outcome) => outcome.stopRun)?.stopRun;
     if (stop) {
@@ -228,52 +351,6 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
       return finish('success');
     }
   }
-}
-
-interface TurnResponse {
-  id: string;
-  model: string;
-  content: AssistantMessage['content'];
-  stopReason: StopReason | null;
-  usage: Usage;
-}
-
-async function streamTurn(
-  options: AgentOptions,
-  messages: Message[],
-  tools: ReturnType<PipelineDeps['registry']['toSpecs']>,
-  executor: StreamingToolExecutor,
-  signal: AbortSignal,
-): Promise<TurnResponse> {
-  const stream = options.modelClient.stream({
-    model: options.model,
-    system: options.systemPrompt,
-    messages,
-    tools,
-    maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-    signal,
-  });
-  const streaming = options.streamingToolExecution ?? true;
-  for await (const event of stream) {
-    if (streaming && event.type === 'block-complete' && event.block.type === 'tool_use') {
-      // Start the call now, while the model is still streaming the rest of its message.
-      executor.addTool(event.block);
-    }
-    if (event.type === 'message-complete') {
-      if (!streaming) {
-        for (const block of event.message.content)
-          if (block.type === 'tool_use') executor.addTool(block);
-      }
-      return {
-        id: event.message.id,
-        model: event.message.model,
-        content: event.message.content,
-        stopReason: event.message.stopReason,
-        usage: event.message.usage,
-      };
-    }
-  }
-  throw new Error('the model stream ended without a complete message');
 }
 
 /**
@@ -295,6 +372,17 @@ function orderResults(
         is_error: true,
       },
   );
+}
+
+function isRetryable(error: unknown): boolean {
+  return isModelError(error) && error.retryable;
+}
+
+/** How a run whose signal aborted ends: the time limit has its own subtype. */
+function stopped(signal: AbortSignal): [ResultSubtype, string] {
+  const reason: unknown = signal.reason;
+  if (reason instanceof TimeLimitError) return ['error_max_duration', reason.message];
+  return ['error_during_execution', interruption(signal)];
 }
 
 function interruption(signal: AbortSignal): string {

@@ -8,28 +8,45 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { PipelineDeps } from '../execution/pipeline.js';
 import type { HooksConfig } from '../hooks/config.js';
+import { openSessionMcp } from '../mcp/session-mcp.js';
+import type { SessionMcpOptions } from '../mcp/session-mcp.js';
 import { createHookRunner } from '../hooks/runner.js';
 import { noHooks } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
+import { createModelQuery } from '../model/model-query.js';
+import { UsageTracker, resolveModelAlias } from '../model/pricing.js';
+import { withServerTools } from '../model/server-tools.js';
 import { readDeniedPredicate } from '../permissions/read-denied.js';
 import { ruleNamesTool } from '../permissions/rules.js';
 import type { PermissionMode, PermissionPolicy, PermissionRule } from '../permissions/types.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import { findRipgrep } from '../tools/builtin/search/find-ripgrep.js';
+import { webSearchOffer } from '../tools/builtin/web-search.js';
 import { FileStateCache } from '../tools/file-state.js';
 import { ToolRegistry } from '../tools/registry.js';
-import type { ShellState, ToolContext } from '../tools/tool.js';
+import type { PermissionModeState, ShellState, TodoStore, ToolContext } from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
-import type { EventSink, RunResult } from './events.js';
+import type { EventSink, PermissionDenial, RunResult } from './events.js';
 import { runAgent } from './loop.js';
+import type { AgentOptions } from './loop.js';
+import { createSubagentRunner } from './subagent.js';
+import type { SubagentWorkspace } from './subagent.js';
 import { buildSystemPrompt, gatherEnvironment, readMemoryFiles } from './system-prompt.js';
+import type { EnvironmentInfo } from './system-prompt.js';
 
 export interface SessionOptions {
   prompt: string;
   cwd: string;
   model: string;
   modelClient: ModelClient;
+  /**
+   * The model for tools' side questions (WebFetch's prompt over a page); default
+   * ANTHROPIC_SMALL_FAST_MODEL from env, else the current Haiku.
+   */
+  smallFastModel?: string;
   permissionMode: PermissionMode;
+  /** The mode an approved ExitPlanMode switches to when the run starts in plan; default `default`. */
+  modeAfterPlan?: PermissionMode;
   /** Parsed rules from every source (policy and settings files, flags), each with its source. */
   rules: {
     allow: readonly PermissionRule[];
@@ -49,14 +66,22 @@ export interface SessionOptions {
   /** Environment variable names the policy passes to tools and hooks although they are secrets. */
   passEnv?: readonly string[];
   maxBudgetUsd?: number;
-  /** The whole run's time limit; the run is stopped (tools aborted) when it passes. */
+  /** The whole run's time limit; the run is stopped (tools aborted) as `error_max_duration`. */
   timeoutMs?: number;
+  /** The ceiling for one tool call (default 15 minutes): the call is stopped, the run goes on. */
+  toolTimeoutMs?: number;
+  /** How failed model requests are retried (agent/loop.ts). */
+  retry?: AgentOptions['retry'];
+  /** What the system prompt says of the workspace, when the caller has it already. */
+  environment?: EnvironmentInfo;
   /** The parent environment; secrets are removed before tools see it. */
   env: NodeJS.ProcessEnv;
   events: EventSink;
   signal?: AbortSignal;
   sessionId?: string;
   now?: Date;
+  /** MCP servers: the policy's section, `--mcp-config`, and who hears what started (mcp/). */
+  mcp?: SessionMcpOptions;
 }
 
 export async function runSession(options: SessionOptions): Promise<RunResult> {
@@ -80,39 +105,84 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const bareDenies = deny.filter((rule) => rule.content === undefined);
   const registry = new ToolRegistry(
     builtinTools.filter(
-      (tool) => !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')),
+      (tool) =>
+        tool.isEnabled({ permissionMode: options.permissionMode }) &&
+        !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')),
     ),
   );
 
   const shell: ShellState = { cwd: projectDir };
+  const todos: TodoStore = { todos: [] };
+  // The pipeline decides with `policy`; ExitPlanMode switches the mode through this view of it.
+  const permissionMode: PermissionModeState = {
+    get mode() {
+      return policy.mode;
+    },
+    set mode(mode) {
+      policy.mode = mode;
+    },
+    afterPlan: options.modeAfterPlan ?? 'default',
+  };
   const fileState = new FileStateCache();
   const childEnv = buildChildEnv(options.env, options.passEnv);
   const sessionId = options.sessionId ?? randomUUID();
   const hookConfig = options.hooksConfig ?? {};
-  const hooks = Object.values(hookConfig).some((groups) => groups.length > 0)
-    ? createHookRunner({
-        config: hookConfig,
-        projectDir,
-        sessionId,
-        transcriptPath: options.transcriptPath ?? '',
-        permissionMode: options.permissionMode,
-        cwd: () => shell.cwd,
-        env: childEnv,
-      })
-    : noHooks;
+  const hasHooks = Object.values(hookConfig).some((groups) => groups.length > 0);
+  // One runner for the session; each subagent gets its own, with its agent fields and cwd.
+  const hookRunner = (cwd: () => string, agent?: { id: string; type: string }) =>
+    hasHooks
+      ? createHookRunner({
+          config: hookConfig,
+          projectDir,
+          sessionId,
+          transcriptPath: options.transcriptPath ?? '',
+          permissionMode: options.permissionMode,
+          cwd,
+          env: childEnv,
+          ...(agent && { agent }),
+        })
+      : noHooks;
+  const hooks = hookRunner(() => shell.cwd);
   const ripgrepPath = findRipgrep(options.env.PATH);
   // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
   const isReadDenied = readDeniedPredicate(deny, { projectDir, homeDir: homedir() });
-  const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
+  // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
+  const usage = new UsageTracker();
+  const queryModel = createModelQuery({
+    client: options.modelClient,
+    model:
+      options.smallFastModel ??
+      (options.env.ANTHROPIC_SMALL_FAST_MODEL?.trim() || resolveModelAlias('haiku')),
+    onUsage: (model, used) => usage.add(model, used),
+  });
+  // Server-side web search goes into every request when the policy allows it (web-search.ts).
+  const webSearch = webSearchOffer(policy, { projectDir, homeDir: homedir() }).spec;
+  const modelClient = withServerTools(options.modelClient, webSearch ? [webSearch] : []);
+  // What the session's calls and its subagents' calls share; the task list and subagents are
+  // the session's alone.
+  const toolContext = (
+    toolUseId: string,
+    signal: AbortSignal,
+    own: SubagentWorkspace,
+  ): ToolContext => ({
     projectDir,
     workspaceRoots,
-    shell,
-    fileState,
+    shell: own.shell,
+    fileState: own.fileState,
     signal,
     toolUseId,
     env: childEnv,
     ripgrepPath,
     ...(isReadDenied && { isReadDenied }),
+    permissionMode,
+    queryModel,
+  });
+  // `runSubagent` is made below, once the system prompt's parts are known; contexts are only
+  // made while the loop runs.
+  const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
+    ...toolContext(toolUseId, signal, { shell, fileState }),
+    todos,
+    runSubagent,
   });
 
   const pipeline: PipelineDeps = {
@@ -121,54 +191,72 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     hooks,
     makeContext,
     events: options.events,
+    ...(options.toolTimeoutMs === undefined ? {} : { callTimeoutMs: options.toolTimeoutMs }),
   };
 
   const [environment, memory] = await Promise.all([
-    gatherEnvironment(projectDir, options.now),
+    options.environment ?? gatherEnvironment(projectDir, options.now),
     readMemoryFiles(projectDir),
   ]);
+  // MCP servers start last, just before the prompt names their tools; they stop with the run
+  // (at once when it was cancelled), whatever way it ends.
+  const mcp = await openSessionMcp(options.mcp, {
+    projectDir,
+    env: options.env,
+    ...(options.signal && { signal: options.signal }),
+  });
+  const closeMcp = () => mcp.close({ force: options.signal?.aborted === true });
+  for (const tool of mcp.tools) {
+    if (!bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')))
+      registry.register(tool);
+  }
   const systemPrompt = buildSystemPrompt({
     environment,
     memory,
     toolNames: registry.names(),
     append: options.appendSystemPrompt,
   });
+  // Subagents' denials count in the run's result too (agent/subagent.ts).
+  const permissionDenials: PermissionDenial[] = [];
+  const runSubagent = createSubagentRunner({
+    model: options.model,
+    modelClient,
+    retry: options.retry,
+    policy,
+    registry,
+    hooksFor: (agent, cwd) => hookRunner(cwd, agent),
+    makeContext: toolContext,
+    systemPrompt: (toolNames, instructions) =>
+      buildSystemPrompt({ environment, memory, toolNames, append: instructions }),
+    shellCwd: () => shell.cwd,
+    cwd: projectDir,
+    sessionId,
+    events: options.events,
+    usage,
+    permissionDenials,
+    maxBudgetUsd: options.maxBudgetUsd,
+    toolTimeoutMs: options.toolTimeoutMs,
+  });
 
-  // The time limit aborts the run like a signal would: running tools are stopped.
-  const limit = new AbortController();
-  const timer =
-    options.timeoutMs === undefined
-      ? undefined
-      : setTimeout(
-          () =>
-            limit.abort(
-              new Error(
-                `reached the time limit of ${Math.round(options.timeoutMs! / 60_000)} minutes`,
-              ),
-            ),
-          options.timeoutMs,
-        );
-  timer?.unref();
-  const signal = options.signal ? AbortSignal.any([options.signal, limit.signal]) : limit.signal;
-  try {
-    return await runAgent({
-      prompt: options.prompt,
-      model: options.model,
-      systemPrompt,
-      modelClient: options.modelClient,
-      pipeline,
-      permissionMode: options.permissionMode,
-      cwd: projectDir,
-      maxTurns: options.maxTurns,
-      signal,
-      sessionId,
-      events: options.events,
-      sessionHooks: hooks,
-      maxBudgetUsd: options.maxBudgetUsd,
-    });
-  } finally {
-    clearTimeout(timer);
-  }
+  return runAgent({
+    prompt: options.prompt,
+    model: options.model,
+    systemPrompt,
+    modelClient,
+    pipeline,
+    permissionMode: options.permissionMode,
+    cwd: projectDir,
+    maxTurns: options.maxTurns,
+    signal: options.signal,
+    sessionId,
+    events: options.events,
+    sessionHooks: hooks,
+    maxBudgetUsd: options.maxBudgetUsd,
+    timeoutMs: options.timeoutMs,
+    retry: options.retry,
+    usage,
+    permissionDenials,
+  }).finally(closeMcp);
 }
 
 /** An additional directory, resolved through symlinks; a clear error when it is not there. */

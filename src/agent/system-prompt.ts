@@ -16,7 +16,13 @@ export interface EnvironmentInfo {
   platform: string;
   osVersion: string;
   date: string;
-  git?: { branch: string; status: string; recentCommits: string };
+  git?: {
+    branch: string;
+    status: string;
+    recentCommits: string;
+    /** The full sha of HEAD; undefined in a repository without commits. */
+    headSha?: string;
+  };
 }
 
 export interface MemoryFile {
@@ -91,13 +97,16 @@ export async function readMemoryFiles(projectDir: string): Promise<MemoryFile[]>
 }
 
 export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentInfo> {
-  const [inside, branch, status, log] = await Promise.all([
-    git(cwd, ['rev-parse', '--is-inside-work-tree']),
-    git(cwd, ['branch', '--show-current']),
-    git(cwd, ['status', '--short']),
-    git(cwd, ['log', '--oneline', '-n', '5']),
+  // Two git processes, not four: `status --branch` also says whether this is a repository (it
+  // fails outside one) and names the branch in its first line.
+  const [status, log] = await Promise.all([
+    git(cwd, ['status', '--short', '--branch']),
+    // `%H` (the full sha) of every commit, of which the first is HEAD's, then `--oneline`'s text.
+    git(cwd, ['log', '-n', '5', '--format=%H %h %s']),
   ]);
-  const statusLines = status?.split('\n').filter(Boolean) ?? [];
+  const commits = (log ?? '').split('\n').filter(Boolean);
+  const headSha = commits[0]?.split(' ', 1)[0];
+  const [header = '', ...statusLines] = status?.split('\n').filter(Boolean) ?? [];
   const shownStatus =
     statusLines.length > GIT_STATUS_LINES
       ? [
@@ -111,14 +120,27 @@ export async function gatherEnvironment(cwd: string, now = new Date()): Promise<
     osVersion: `${process.platform} ${release()}`,
     date: now.toISOString().slice(0, 10),
     git:
-      inside !== 'true'
+      status === undefined
         ? undefined
         : {
-            branch: branch || '(detached HEAD)',
+            branch: branchOf(header) ?? '(detached HEAD)',
             status: shownStatus.join('\n'),
-            recentCommits: log ?? '',
+            recentCommits: commits.map((line) => line.slice(line.indexOf(' ') + 1)).join('\n'),
+            ...(headSha && { headSha }),
           },
   };
+}
+
+/**
+ * The branch from `git status --branch`'s header: `## main...origin/main [ahead 1]`,
+ * `## No commits yet on main`, or `## HEAD (no branch)` when detached (undefined).
+ */
+export function branchOf(header: string): string | undefined {
+  const line = header.replace(/^## /, '');
+  const unborn = /^(?:No commits yet|Initial commit) on (.+)$/.exec(line);
+  if (unborn) return unborn[1];
+  if (line.startsWith('HEAD (no branch)')) return undefined;
+  return line.split('...')[0]?.split(' ')[0] || undefined;
 }
 
 function git(cwd: string, args: string[]): Promise<string | undefined> {

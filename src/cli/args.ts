@@ -31,6 +31,10 @@ export interface CliSettings {
   logFile: string | undefined;
   /** `--transcript-file PATH`: where the transcript hooks read goes, instead of a temp file. */
   transcriptFile: string | undefined;
+  /** `--mcp-config FILE|JSON`, in order. */
+  mcpConfig: string[];
+  /** `--strict-mcp-config`: only the `--mcp-config` servers, not .mcp.json or the policy's. */
+  strictMcpConfig: boolean;
 }
 
 /** A usage mistake: printed as one line with a non-zero exit. */
@@ -83,6 +87,12 @@ export function buildProgram(version: string): Command {
       '--transcript-file <path>',
       'write the transcript hooks get as transcript_path here (default: a temp file)',
     )
+    .option('--mcp-config <fileOrJson...>', 'MCP servers: a file, or JSON text ({"mcpServers": …})')
+    .option(
+      '--strict-mcp-config',
+      'only the --mcp-config servers (not .mcp.json or the policy file)',
+      false,
+    )
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
     .allowExcessArguments(false);
@@ -105,6 +115,8 @@ interface RawOptions {
   maxBudgetUsd?: string;
   logFile?: string;
   transcriptFile?: string;
+  mcpConfig?: string[];
+  strictMcpConfig: boolean;
 }
 
 /** Parses argv (without node and the script); throws UsageError with one clear line. */
@@ -163,5 +175,7 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     maxBudgetUsd,
     logFile: raw.logFile,
     transcriptFile: raw.transcriptFile,
+    mcpConfig: raw.mcpConfig ?? [],
+    strictMcpConfig: raw.strictMcpConfig,
   });
 }

@@ -126,6 +126,15 @@ export async function main(io: CliIo): Promise<number> {
       events: streamJsonSink(mapper, [renderer.accept, ...files.map((file) => file.write)]),
       signal: io.signal,
       sessionId,
+      mcp: {
+        policy: policy.mcp,
+        configArgs: settings.mcpConfig,
+        strict: settings.strictMcpConfig,
+        onStart: ({ servers, warnings }) => {
+          for (const warning of warnings) stderr(`Warning: ${warning}\n`);
+          mapper.setMcpServers(servers);
+        },
+      },
     });
     return result.isError ? 1 : 0;
   } catch (error) {

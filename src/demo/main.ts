@@ -83,7 +83,7 @@ export async function runDemo(
       `  checkout ${origin.checkout}\n  (GitHub API and model on loopback; a recorded session replays the model)\n\n`,
   );
   try {
-    const outcome = await withEnv(env, () => runAction(env));
+    const outcome = await runAction(env);
     const comment = github.state.comments.find((item) =>
       item.body.includes('<!-- ci-agent:report -->'),
     );
@@ -139,16 +139,4 @@ function issueLabeledEvent() {
     },
     sender: { login: 'maintainer', type: 'User' },
   };
-}
-
-/** @actions/core reads some settings (the output and summary files) from process.env itself. */
-async function withEnv<T>(env: NodeJS.ProcessEnv, body: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return await body();
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
 }

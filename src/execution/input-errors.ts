@@ -1,7 +1,7 @@
 /**
  * Schema failures rendered for the model: which parameter, what was expected, what came.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export function formatInputValidationError(
   toolName: string,

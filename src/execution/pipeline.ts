@@ -226,7 +226,9 @@ export async function executeSingleToolUse(
         result: errorResult(block.id, run.message),
       });
     }
-    const mapped = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
+    const reported = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
+    // A call stopped at the time limit failed, whatever the tool made of being aborted.
+    const mapped = run.stoppedNote === undefined ? reported : { ...reported, is_error: true };
     if (mapped.is_error) {
       await failureHooks(typeof mapped.content === 'string' ? mapped.content : 'the call failed');
       return finish({
@@ -235,7 +237,7 @@ export async function executeSingleToolUse(
         decision,
         structured: run.data,
         stopRun: pre.stop,
-        result: appendContext({ ...mapped, tool_use_id: block.id }, preContext),
+        result: appendContext({ ...mapped, tool_use_id: block.id }, preContext, run.stoppedNote),
       });
     }
 
@@ -291,7 +293,9 @@ function permissionRequestOf(tool: Tool, input: unknown, context: ToolContext): 
   };
 }
 
-type CallRun = { ok: true; data: unknown } | { ok: false; message: string };
+type CallRun =
+  /** `stoppedNote`: the call hit its time limit and reported this result as it stopped. */
+  { ok: true; data: unknown; stoppedNote?: string } | { ok: false; message: string };
 
 async function runCall(
   tool: Tool,
@@ -328,14 +332,18 @@ async function runCall(
         // Give a cooperative tool a moment to report its own interrupted result.
         const grace = delay(Math.min(2_000, timeoutMs)).then(() => 'late' as const);
         const late = await Promise.race([next, grace]);
-        if (late !== 'late' && late.done) return { ok: true, data: late.value.data };
+        const timeoutText = `Error: ${tool.name} did not finish within ${Math.round(timeoutMs / 1000)}s and was stopped`;
+        if (late !== 'late' && late.done) {
+          return timedOut
+            ? {
+                ok: true,
+                data: late.value.data,
+                stoppedNote: `${timeoutText} (the time limit for one call).`,
+              }
+            : { ok: true, data: late.value.data };
+        }
         void generator.return(undefined as never).catch(() => undefined);
-        return {
-          ok: false,
-          message: timedOut
-            ? `Error: ${tool.name} did not finish within ${Math.round(timeoutMs / 1000)}s and was stopped`
-            : cancelledText(signal),
-        };
+        return { ok: false, message: timedOut ? timeoutText : cancelledText(signal) };
       }
       if (step.done) return { ok: true, data: step.value.data };
       deps.events({

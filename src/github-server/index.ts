@@ -20,3 +20,12 @@ export type {
   RunSeed,
 } from './seed.js';
 export type * from './state.js';
+export { startArtifactService } from './artifact-service.js';
+export type {
+  ArtifactFault,
+  ArtifactOperation,
+  ArtifactService,
+  ArtifactServiceOptions,
+  RecordedArtifactRequest,
+} from './artifact-service.js';
+export type { StoredArtifact } from './artifact-state.js';

@@ -3,9 +3,9 @@
  * asked of the API, and bots only when allowed-bots lists them. Anything else is a denial with a
  * reason; an API failure is thrown, so a run never proceeds on an unanswered check.
  */
-import type { getOctokit } from '@actions/github';
+import type { GitHubClient } from './github-client.js';
 
-export type Octokit = ReturnType<typeof getOctokit>;
+export type Octokit = GitHubClient;
 
 export interface AuthorizationRequest {
   owner: string;
@@ -52,11 +52,14 @@ export async function authorizeActor(
   let permission: string;
   let role: string;
   try {
-    const response = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner,
-      repo,
-      username: actor.login,
-    });
+    const response = await octokit.request(
+      'GET /repos/{owner}/{repo}/collaborators/{username}/permission',
+      {
+        owner,
+        repo,
+        username: actor.login,
+      },
+    );
     permission = response.data.permission;
     role = response.data.role_name;
   } catch (error) {

@@ -23,12 +23,15 @@ export async function findReportComment(
   octokit: Octokit,
   target: CommentTarget,
 ): Promise<number | undefined> {
-  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
-    owner: target.owner,
-    repo: target.repo,
-    issue_number: target.issueNumber,
-    per_page: 100,
-  });
+  const comments = await octokit.paginate(
+    'GET /repos/{owner}/{repo}/issues/{issue_number}/comments',
+    {
+      owner: target.owner,
+      repo: target.repo,
+      issue_number: target.issueNumber,
+      per_page: 100,
+    },
+  );
   const ours = comments.filter((comment) => comment.body?.includes(REPORT_MARKER));
   return ours[ours.length - 1]?.id;
 }
@@ -43,21 +46,28 @@ export async function upsertReportComment(
   try {
     const id = knownId ?? (await findReportComment(octokit, target));
     if (id !== undefined) {
-      const { data } = await octokit.rest.issues.updateComment({
+      const { data } = await octokit.request(
+        'PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}',
+        {
+          owner: target.owner,
+          repo: target.repo,
+          comment_id: id,
+          body,
+        },
+      );
+      return { ok: true, id: Number(data.id), url: data.html_url, created: false };
+    }
+    const { data } = await octokit.request(
+      'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
+      {
         owner: target.owner,
         repo: target.repo,
-        comment_id: id,
+        issue_number: target.issueNumber,
         body,
-      });
-      return { ok: true, id: data.id, url: data.html_url, created: false };
-    }
-    const { data } = await octokit.rest.issues.createComment({
-      owner: target.owner,
-      repo: target.repo,
-      issue_number: target.issueNumber,
-      body,
-    });
-    return { ok: true, id: data.id, url: data.html_url, created: true };
+      },
+    );
+    // The schema allows a bigint id; issue comment ids are far below 2^53.
+    return { ok: true, id: Number(data.id), url: data.html_url, created: true };
   } catch (error) {
     return { ok: false, error: `could not post the report comment: ${errorMessage(error)}` };
   }

@@ -19,6 +19,7 @@ import {
 import { subjectOf } from './subject.js';
 import type { ActionInputs } from './inputs.js';
 import type { Skip, Task } from './task.js';
+import { COMMIT_TRAILER, isCiAgentCommit } from './git.js';
 
 export interface Actor {
   login: string;
@@ -225,6 +226,11 @@ function failedRunTask(event: GitHubEvent): Task | Skip {
   if (run.conclusion !== 'failure') {
     return skip(
       `workflow run "${workflowName}" (${run.id}) concluded ${run.conclusion ?? 'with no conclusion'}: ci-agent fixes failed runs only`,
+    );
+  }
+  if (run.head_commit && isCiAgentCommit(run.head_commit.message)) {
+    return skip(
+      `workflow run "${workflowName}" (${run.id}) failed on a commit ci-agent made (${COMMIT_TRAILER}): it does not fix its own fix again, which could loop; the failure needs a person`,
     );
   }
   // GitHub fills pull_requests only with PRs whose head is in this repository: runs on a fork's

@@ -3,7 +3,7 @@
  * fields all the time and we read only these. A payload that lacks one of them is a runner or
  * workflow problem, reported as an EventPayloadError naming the event and the field.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const user = z.looseObject({ login: z.string(), type: z.string().optional() });
 
@@ -73,6 +73,7 @@ export const workflowRunPayload = z.looseObject({
     head_branch: z.string().nullable(),
     head_sha: z.string(),
     head_repository: z.looseObject({ full_name: z.string() }).nullish(),
+    head_commit: z.looseObject({ message: z.string() }).nullish(),
     repository: z.looseObject({ full_name: z.string() }),
     pull_requests: z.array(runPullRequest),
   }),

@@ -42,7 +42,7 @@ export async function failedJobLogs(
   octokit: Octokit,
   target: { owner: string; repo: string; runId: number },
 ): Promise<Failure> {
-  const jobs = await octokit.paginate(octokit.rest.actions.listJobsForWorkflowRun, {
+  const jobs = await octokit.paginate('GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', {
     owner: target.owner,
     repo: target.repo,
     run_id: target.runId,
@@ -53,11 +53,14 @@ export async function failedJobLogs(
   const parts: string[] = [];
   for (const job of failed) {
     try {
-      const response = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
-        owner: target.owner,
-        repo: target.repo,
-        job_id: job.id,
-      });
+      const response = await octokit.request(
+        'GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs',
+        {
+          owner: target.owner,
+          repo: target.repo,
+          job_id: job.id,
+        },
+      );
       parts.push(
         `== job "${job.name}" (failed), last lines of its log:\n${tailLines(String(response.data))}`,
       );

@@ -74,7 +74,22 @@ export async function hasChanges(git: Git): Promise<boolean> {
   return (await git.run(['status', '--porcelain'])).trim() !== '';
 }
 
-/** Stages everything and commits it; returns the new commit's sha, or undefined if nothing changed. */
+/**
+ * The trailer on every commit ci-agent makes. A failed workflow run on such a commit is not fixed
+ * again (context.ts): with a token that triggers workflows, the agent would otherwise chase its
+ * own fixes forever.
+ */
+export const COMMIT_TRAILER = 'Generated-by: ci-agent';
+
+/** Whether a commit message carries ci-agent's trailer. */
+export function isCiAgentCommit(message: string): boolean {
+  return message.split(/\r?\n/).some((line) => line.trim() === COMMIT_TRAILER);
+}
+
+/**
+ * Stages everything and commits it with the trailer; returns the new commit's sha, or undefined
+ * if nothing changed.
+ */
 export async function commitAll(
   git: Git,
   message: string,
@@ -93,6 +108,8 @@ export async function commitAll(
       '--no-verify',
       '-m',
       message,
+      '-m',
+      COMMIT_TRAILER,
     ],
     {
       env: {

@@ -7,8 +7,8 @@
  *    value and the expected form, and all the lines are thrown together as one InputError
  */
 import { posix } from 'node:path';
-import * as core from '@actions/core';
-import { z } from 'zod';
+import * as z from 'zod';
+import { createWorkflowCommands } from './workflow-commands.js';
 
 export interface ActionInputs {
   /** Undefined when not given: a skipped run needs no key; a run that needs one fails later. */
@@ -213,7 +213,7 @@ const inputsSchema = z
 export const INPUT_NAMES = Object.freeze(Object.keys(inputsSchema.in.shape));
 
 export interface ReadInputsOptions {
-  /** Registers a value with the runner's log masker; `core.setSecret` unless a test injects one. */
+  /** Registers a value with the runner's log masker (an `::add-mask::` command by default). */
   setSecret?: (value: string) => void;
 }
 
@@ -222,7 +222,7 @@ export function readInputs(
   env: InputEnvironment = process.env,
   options: ReadInputsOptions = {},
 ): Readonly<ActionInputs> {
-  const setSecret = options.setSecret ?? core.setSecret;
+  const setSecret = options.setSecret ?? createWorkflowCommands({ env }).setSecret;
   const raw: Record<string, string> = {};
   for (const name of INPUT_NAMES) raw[name] = getInputFrom(env, name);
   for (const name of SECRET_INPUTS) {

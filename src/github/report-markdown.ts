@@ -8,6 +8,7 @@
  */
 import type { FileChange } from './git.js';
 import type { RunReport, ToolCallEntry } from './report.js';
+import type { TodoItem } from '../tools/tool.js';
 
 /** Finds the comment again on the next run (one comment per PR or issue). */
 export const REPORT_MARKER = '<!-- ci-agent:report -->';
@@ -92,6 +93,7 @@ function compose(
   if (report.lastText) parts.push(quote(report.lastText));
   if (context.files.length > 0)
     parts.push(filesTable(context.files), diffBlock(context, diffBudget, artifact));
+  if (report.todos && report.todos.length > 0) parts.push(taskList(report.todos, rowBudget));
   if (report.denials.length > 0) parts.push(denials(report));
   if (report.calls.length > 0) parts.push(toolLog(report.calls, rowBudget, artifact));
   if (report.hookRuns.length > 0) parts.push(hookRuns(report, rowBudget));
@@ -160,6 +162,17 @@ function diffBlock(context: ReportContext, budget: number, artifact: string): st
   return `<details>${summary}\n\n${fence}diff\n${diff.endsWith('\n') ? diff : `${diff}\n`}${fence}\n${note}</details>`;
 }
 
+const TODO_MARKS = { completed: '[x]', in_progress: '[ ] ⏳', pending: '[ ]' } as const;
+
+/** The model's last task list, as a checklist (not interactive: GitHub renders `[x]` as ticked). */
+function taskList(todos: readonly TodoItem[], budget: number): string {
+  const shown = todos.slice(0, Math.max(budget, 10));
+  const done = todos.filter((todo) => todo.status === 'completed').length;
+  const rows = shown.map((todo) => `- ${TODO_MARKS[todo.status]} ${cell(todo.content, 200)}`);
+  if (shown.length < todos.length) rows.push(`- … and ${todos.length - shown.length} more`);
+  return [`**Task list (${done}/${todos.length} done)**`, '', ...rows].join('\n');
+}
+
 function denials(report: RunReport): string {
   const rows = report.denials.map(
     (denial) =>
@@ -174,7 +187,7 @@ function toolLog(calls: readonly ToolCallEntry[], budget: number, artifact: stri
     '|---:|---:|---|---|---|---|---:|---|',
   ];
   const row = (call: ToolCallEntry, index: number) =>
-    `| ${index + 1} | ${call.turn} | ${cell(call.toolName, 60)} | ${cell(shortInput(call.input), 100)} | ${call.decision ?? '—'} | ${cell(call.decisionReason ?? call.stage ?? '', 160)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${call.isError === undefined ? '…' : call.isError ? 'error' : 'ok'} |`;
+    `| ${index + 1} | ${call.turn} | ${cell(toolLabel(call), 60)} | ${cell(shortInput(call.input), 100)} | ${call.decision ?? '—'} | ${cell(call.decisionReason ?? call.stage ?? '', 160)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${call.isError === undefined ? '…' : call.isError ? 'error' : 'ok'} |`;
   let rows = calls.map(row);
   if (rows.length > budget) {
     const head = Math.ceil(budget / 2);
@@ -186,6 +199,11 @@ function toolLog(calls: readonly ToolCallEntry[], budget: number, artifact: stri
     ];
   }
   return `<details open><summary>Tool log (${calls.length} calls)</summary>\n\n${[...header, ...rows].join('\n')}\n\n</details>`;
+}
+
+/** A subagent's call is marked as such: `↳ Explore: Read`. */
+function toolLabel(call: ToolCallEntry): string {
+  return call.parent ? `↳ ${call.parent.agentType}: ${call.toolName}` : call.toolName;
 }
 
 function hookRuns(report: RunReport, budget: number): string {

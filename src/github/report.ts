@@ -5,6 +5,7 @@
  */
 import type { AgentEvent, PermissionDenial, RunResult } from '../agent/events.js';
 import type { HookRunRecord } from '../hooks/types.js';
+import type { TodoItem } from '../tools/tool.js';
 
 export interface ToolCallEntry {
   turn: number;
@@ -19,6 +20,8 @@ export interface ToolCallEntry {
   isError?: boolean;
   /** Pipeline stage the call ended in (schema, validation, permission, call, completed, …). */
   stage?: string;
+  /** For a call a subagent made: the Agent call it ran under, and the agent's type. */
+  parent?: { toolUseId: string; agentType: string };
 }
 
 export interface RunReport {
@@ -28,6 +31,8 @@ export interface RunReport {
   hookRuns: HookRunRecord[];
   /** The last text the model wrote. */
   lastText: string;
+  /** The model's task list as TodoWrite last set it; undefined when it never did. */
+  todos?: TodoItem[];
   result?: RunResult;
 }
 
@@ -57,20 +62,31 @@ export class ReportCollector {
         return;
       }
       case 'tool-call-start':
-        this.entry(event.toolUseId, event.toolName).input = event.input;
-        return;
-      case 'permission-decision': {
-        const entry = this.entry(event.toolUseId, event.toolName);
-        entry.input = event.input;
-        entry.decision = event.decision.behavior;
-        entry.decisionReason = event.decision.reason;
-        return;
-      }
+      case 'permission-decision':
       case 'tool-result': {
         const entry = this.entry(event.toolUseId, event.toolName);
-        entry.durationMs = event.durationMs;
-        entry.isError = event.result.is_error === true;
-        entry.stage = event.stage;
+        record(entry, event);
+        if (event.type === 'tool-result' && event.toolName === 'TodoWrite' && !entry.isError) {
+          const todos = newTodosOf(event.structured);
+          if (todos) this.report.todos = todos;
+        }
+        return;
+      }
+      case 'subagent-event': {
+        // A subagent's calls are listed under the Agent call that ran them, in its turn.
+        const inner = event.event;
+        if (inner.type === 'hook-run') this.report.hookRuns.push(inner.run);
+        if (
+          inner.type !== 'tool-call-start' &&
+          inner.type !== 'permission-decision' &&
+          inner.type !== 'tool-result'
+        ) {
+          return;
+        }
+        const parentTurn = this.byId.get(event.parentToolUseId)?.turn ?? this.turn;
+        const entry = this.entry(inner.toolUseId, inner.toolName, parentTurn);
+        entry.parent = { toolUseId: event.parentToolUseId, agentType: event.agentType };
+        record(entry, inner);
         return;
       }
       case 'hook-run':
@@ -98,5 +114,36 @@ export class ReportCollector {
       this.report.calls.push(entry);
     }
     return entry;
+  }
+}
+
+/** TodoWrite's structured output is `{oldTodos, newTodos}`; anything else is ignored. */
+function newTodosOf(structured: unknown): TodoItem[] | undefined {
+  if (typeof structured !== 'object' || structured === null) return undefined;
+  const todos = (structured as { newTodos?: unknown }).newTodos;
+  return Array.isArray(todos) ? (todos as TodoItem[]) : undefined;
+}
+
+type CallEvent = Extract<
+  AgentEvent,
+  { type: 'tool-call-start' | 'permission-decision' | 'tool-result' }
+>;
+
+/** What one event says about a call. */
+function record(entry: ToolCallEntry, event: CallEvent): void {
+  switch (event.type) {
+    case 'tool-call-start':
+      entry.input = event.input;
+      return;
+    case 'permission-decision':
+      entry.input = event.input;
+      entry.decision = event.decision.behavior;
+      entry.decisionReason = event.decision.reason;
+      return;
+    case 'tool-result':
+      entry.durationMs = event.durationMs;
+      entry.isError = event.result.is_error === true;
+      entry.stage = event.stage;
+      return;
   }
 }

@@ -13,10 +13,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as core from '@actions/core';
-import { getOctokit } from '@actions/github';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
+import { gatherEnvironment } from '../agent/system-prompt.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
@@ -26,22 +25,29 @@ import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
+import { uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
 import { upsertReportComment, workingComment } from './comment.js';
 import type { CommentTarget } from './comment.js';
 import { deriveTask, policyRef, readEventContext } from './context.js';
 import type { GitHubEvent } from './context.js';
+import { createGitHubClient } from './github-client.js';
+import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
 import { checkoutBranch, commitAll, createGit, diffSince, push } from './git.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
+import { createWorkflowCommands } from './workflow-commands.js';
+import type { WorkflowCommands } from './workflow-commands.js';
 import type { ActionInputs } from './inputs.js';
 import { ReportCollector } from './report.js';
 import { renderReport } from './report-markdown.js';
 import type { Conclusion } from './report-markdown.js';
 import type { Task } from './task.js';
 import { buildTaskPrompt } from './task-prompt.js';
+import { fetchPullRequest, pullRequestOfTask } from './pull-request.js';
+import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 
 export interface ActionOutcome {
@@ -60,26 +66,27 @@ const FAILED: ReadonlySet<string> = new Set([
 export async function runAction(
   env: NodeJS.ProcessEnv = process.env,
   signal?: AbortSignal,
+  commands: WorkflowCommands = createWorkflowCommands({ env }),
 ): Promise<ActionOutcome> {
-  const inputs = readInputs(env);
+  const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
   const decided = deriveTask(event, inputs);
-  if (decided.kind === 'skip') return skipped(decided.reason);
+  if (decided.kind === 'skip') return skipped(commands, decided.reason);
   const task = decided;
-  const octokit = getOctokit(inputs.githubToken, { baseUrl: event.apiUrl });
+  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
   const authorization = await authorizeActor(octokit, {
     owner: event.owner,
     repo: event.repo,
     actor: event.actor,
     allowedBots: inputs.allowedBots,
   });
-  if (!authorization.allowed) return skipped(authorization.reason);
+  if (!authorization.allowed) return skipped(commands, authorization.reason);
   if (!inputs.anthropicApiKey) {
     throw new Error(
       'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
     );
   }
-  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal);
+  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands);
 }
 
 async function work(
@@ -87,9 +94,10 @@ async function work(
   event: GitHubEvent,
   inputs: Readonly<ActionInputs>,
   apiKey: string,
-  octokit: ReturnType<typeof getOctokit>,
+  octokit: GitHubClient,
   env: NodeJS.ProcessEnv,
   signal: AbortSignal | undefined,
+  commands: WorkflowCommands,
 ): Promise<ActionOutcome> {
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
   const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
@@ -102,12 +110,12 @@ async function work(
   };
   const masker = createSecretMasker([...secretValues(env), apiKey, inputs.githubToken]);
   const target = commentTarget(task, event);
-  let commentId: number | undefined;
-  if (inputs.comment && target) {
-    const posted = await upsertReportComment(octokit, target, workingComment(event.runUrl));
-    if (posted.ok) commentId = posted.id;
-    else core.warning(masker.mask(posted.error));
-  }
+  // The "working" comment goes out while the run gets going: the first model request does not
+  // wait for GitHub. The report waits for it, so that it replaces that same comment.
+  const working =
+    inputs.comment && target
+      ? upsertReportComment(octokit, target, workingComment(event.runUrl))
+      : undefined;
 
   const git = createGit(workspace, env);
   const collector = new ReportCollector();
@@ -119,17 +127,28 @@ async function work(
   let files: FileChange[] = [];
   let patch = '';
   let branch: string | undefined;
-  let prNumber: number | undefined = prNumberOf(task);
+  let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   try {
+    const pr =
+      task.kind === 'comment-command' && task.isPullRequest
+        ? await fetchPullRequest(octokit, {
+            owner: event.owner,
+            repo: event.repo,
+            number: task.issueNumber,
+          })
+        : pullRequestOfTask(task);
+    prNumber = pr?.number;
+    branch = await prepareBranch(git, task, event, pr);
+    // After the checkout, so that the code under review is what the agent sees, and its
+    // configuration is the base branch's.
+    const configSource = pr ? { ref: pr.baseRef, from: 'base-branch' as const } : policyRef(task);
     const trusted =
-      policyRef(task).from === 'base-branch'
-        ? await useTrustedConfig(git, workspace, policyRef(task).ref, {
+      configSource.from === 'base-branch'
+        ? await useTrustedConfig(git, workspace, configSource.ref, {
             extraPaths: [inputs.policy],
           })
         : undefined;
-    branch = await prepareBranch(git, task, event);
-    const baseSha = (await git.run(['rev-parse', 'HEAD'])).trim();
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
@@ -154,11 +173,20 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    const policy = await loadPolicy({
-      projectDir: workspace,
-      policyPath: inputs.policy === '.github/ci-agent.yml' ? undefined : inputs.policy,
-    });
-    for (const warning of policy.warnings) core.warning(masker.mask(warning));
+    // The repository's state for the system prompt, read once: its HEAD is also what the agent's
+    // changes are measured against.
+    const [environment, policy] = await Promise.all([
+      gatherEnvironment(workspace),
+      loadPolicy({
+        projectDir: workspace,
+        policyPath: inputs.policy === '.github/ci-agent.yml' ? undefined : inputs.policy,
+      }),
+    ]);
+    const baseSha = environment.git?.headSha;
+    if (baseSha === undefined) {
+      throw new Error(`the workspace ${workspace} is not a git checkout with a commit`);
+    }
+    for (const warning of policy.warnings) commands.warning(masker.mask(warning));
     transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
@@ -166,6 +194,7 @@ async function work(
     result = await runSession({
       prompt,
       cwd: workspace,
+      environment,
       model: resolveModelAlias(inputs.model ?? DEFAULT_MODEL),
       modelClient: createAnthropicClient({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined }),
       permissionMode: policy.permissions.defaultMode ?? 'default',
@@ -186,6 +215,13 @@ async function work(
         collector.handle(agentEvent);
       },
       signal,
+      mcp: {
+        policy: policy.mcp,
+        onStart: ({ servers, warnings }) => {
+          for (const warning of warnings) commands.warning(masker.mask(warning));
+          mapper.setMcpServers(servers);
+        },
+      },
     });
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
 
@@ -200,13 +236,10 @@ async function work(
           headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
         }
       : judge(task, result, files.length > 0));
-    if (commitSha && branch && !isFork(task) && conclusion !== 'cancelled') {
+    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
         await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
-        if (
-          task.kind === 'issue' ||
-          (task.kind !== 'pr-tests' && task.kind !== 'pr-fix-failed-run' && prNumber === undefined)
-        ) {
+        if (pr === undefined) {
           prNumber = await openPullRequest(octokit, event, task, branch, result);
           headline += `; pull request #${prNumber} is ready for review`;
         }
@@ -214,7 +247,7 @@ async function work(
         conclusion = 'failed';
         headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
       }
-    } else if (commitSha && isFork(task)) {
+    } else if (commitSha && pr?.isFork) {
       headline +=
         '; this pull request comes from a fork, so nothing was pushed: the patch is below and in the artifact';
     }
@@ -250,28 +283,37 @@ async function work(
     writeFileSync(paths.report, markdown);
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
+      const started = await working;
+      if (started?.ok === false) commands.warning(masker.mask(started.error));
+      const commentId = started?.ok ? started.id : undefined;
       const posted = await upsertReportComment(octokit, target, markdown, commentId);
       if (posted.ok) commentUrl = posted.url;
-      else core.warning(masker.mask(posted.error));
+      else commands.warning(masker.mask(posted.error));
     }
-    await core.summary
-      .addRaw(markdown)
-      .write()
-      .catch(() => undefined);
-    if (inputs.uploadArtifact) await uploadArtifact(inputs.artifactName, artifactsDir, paths);
-    core.setOutput('conclusion', conclusion);
-    core.setOutput('branch', branch ?? '');
-    core.setOutput('pr-number', prNumber ?? '');
-    core.setOutput('commit-sha', commitSha ?? '');
-    core.setOutput('comment-url', commentUrl ?? '');
-    core.setOutput('diff-path', paths.diff);
-    core.setOutput('log-path', paths.log);
-    core.setOutput('turns', result?.numTurns ?? 0);
-    core.setOutput('cost-usd', (result?.totalCostUsd ?? 0).toFixed(4));
-    core.info(masker.mask(`ci-agent: ${conclusion}: ${headline}`));
+    appendSummary(commands, markdown);
+    if (inputs.uploadArtifact) {
+      await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
+    }
+    commands.setOutput('conclusion', conclusion);
+    commands.setOutput('branch', branch ?? '');
+    commands.setOutput('pr-number', prNumber ?? '');
+    commands.setOutput('commit-sha', commitSha ?? '');
+    commands.setOutput('comment-url', commentUrl ?? '');
+    commands.setOutput('diff-path', paths.diff);
+    commands.setOutput('log-path', paths.log);
+    commands.setOutput('turns', result?.numTurns ?? 0);
+    commands.setOutput('cost-usd', (result?.totalCostUsd ?? 0).toFixed(4));
+    commands.info(masker.mask(`ci-agent: ${conclusion}: ${headline}`));
     return { conclusion, headline: masker.mask(headline) };
   }
 }
+
+/** Result subtypes that mean the run reached one of its limits (turns, budget, time). */
+const LIMIT_SUBTYPES: ReadonlySet<string> = new Set([
+  'error_max_turns',
+  'error_max_budget_usd',
+  'error_max_duration',
+]);
 
 /** Success only when the agent finished, was not denied what it needed, and changed something. */
 function judge(
@@ -279,7 +321,7 @@ function judge(
   result: RunResult,
   changed: boolean,
 ): { conclusion: Conclusion; headline: string } {
-  if (result.subtype === 'error_max_turns' || result.subtype === 'error_max_budget_usd') {
+  if (LIMIT_SUBTYPES.has(result.subtype)) {
     return {
       conclusion: 'limit',
       headline: `the agent stopped at a limit: ${result.errors.join('; ')}`,
@@ -306,28 +348,29 @@ async function prepareBranch(
   git: ReturnType<typeof createGit>,
   task: Task,
   event: GitHubEvent,
+  pr: PullRequestBranch | undefined,
 ): Promise<string | undefined> {
-  switch (task.kind) {
-    case 'issue':
-      await checkoutBranch(git, task.branch, 'HEAD');
-      return task.branch;
-    case 'pr-tests':
-    case 'pr-fix-failed-run':
-      if (task.isFork) return undefined;
-      await git.run(['fetch', '--no-tags', 'origin', `refs/heads/${task.headRef}`]);
-      await checkoutBranch(git, task.headRef, 'FETCH_HEAD');
-      return task.headRef;
-    case 'prompt':
-    case 'comment-command': {
-      const branch = `ci-agent/run-${event.runId}`;
-      await checkoutBranch(git, branch, 'HEAD');
-      return branch;
+  if (pr?.isFork) {
+    // A pull_request job has the PR's code checked out already; a comment's job has the default
+    // branch, and the fork's commits are reachable only as the base repository's pull ref.
+    if (task.kind === 'comment-command') {
+      await git.run(['fetch', '--no-tags', 'origin', `refs/pull/${pr.number}/head`]);
+      await git.run(['checkout', '--detach', 'FETCH_HEAD']);
     }
+    return undefined;
   }
+  if (pr) {
+    await git.run(['fetch', '--no-tags', 'origin', `refs/heads/${pr.headRef}`]);
+    await checkoutBranch(git, pr.headRef, 'FETCH_HEAD');
+    return pr.headRef;
+  }
+  const branch = task.kind === 'issue' ? task.branch : `ci-agent/run-${event.runId}`;
+  await checkoutBranch(git, branch, 'HEAD');
+  return branch;
 }
 
 async function openPullRequest(
-  octokit: ReturnType<typeof getOctokit>,
+  octokit: GitHubClient,
   event: GitHubEvent,
   task: Task,
   branch: string,
@@ -339,7 +382,7 @@ async function openPullRequest(
       ? `Fix #${task.issueNumber}: ${task.title}`
       : `ci-agent: run ${event.runId}`;
   const closes = task.kind === 'issue' ? `Closes #${task.issueNumber}.\n\n` : '';
-  const { data } = await octokit.rest.pulls.create({
+  const { data } = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
     owner: event.owner,
     repo: event.repo,
     head: branch,
@@ -348,23 +391,6 @@ async function openPullRequest(
     body: `${closes}${result.result.slice(0, 10_000)}\n\n---\nOpened by ci-agent from [this run](${event.runUrl}).`,
   });
   return data.number;
-}
-
-async function uploadArtifact(
-  name: string,
-  dir: string,
-  paths: Record<string, string>,
-): Promise<void> {
-  try {
-    const { DefaultArtifactClient } = await import('@actions/artifact');
-    const files = Object.values(paths);
-    await new DefaultArtifactClient().uploadArtifact(name, files, dir);
-  } catch (error) {
-    // Outside GitHub's runners there is no artifact service: the files stay in the directory.
-    core.warning(
-      `the artifact could not be uploaded (${errorMessage(error)}); the files are in ${dir}`,
-    );
-  }
 }
 
 function commentTarget(task: Task, event: GitHubEvent): CommentTarget | undefined {
@@ -379,15 +405,6 @@ function commentTarget(task: Task, event: GitHubEvent): CommentTarget | undefine
   return number === undefined
     ? undefined
     : { owner: event.owner, repo: event.repo, issueNumber: number };
-}
-
-function prNumberOf(task: Task): number | undefined {
-  if (task.kind === 'pr-tests' || task.kind === 'pr-fix-failed-run') return task.prNumber;
-  return undefined;
-}
-
-function isFork(task: Task): boolean {
-  return (task.kind === 'pr-tests' || task.kind === 'pr-fix-failed-run') && task.isFork;
 }
 
 function commitMessage(task: Task): string {
@@ -407,14 +424,20 @@ function minutes(value: number | undefined): number | undefined {
   return value === undefined ? undefined : value * 60_000;
 }
 
-async function skipped(reason: string): Promise<ActionOutcome> {
-  core.notice(`ci-agent skipped this event: ${reason}`);
-  core.setOutput('conclusion', 'skipped');
-  await core.summary
-    .addRaw(`### ➖ ci-agent skipped this event\n\n${reason}\n`)
-    .write()
-    .catch(() => undefined);
+function skipped(commands: WorkflowCommands, reason: string): ActionOutcome {
+  commands.notice(`ci-agent skipped this event: ${reason}`);
+  commands.setOutput('conclusion', 'skipped');
+  appendSummary(commands, `### ➖ ci-agent skipped this event\n\n${reason}\n`);
   return { conclusion: 'skipped', headline: reason };
+}
+
+/** The job summary is a courtesy copy of the report: failing to write it never fails the run. */
+function appendSummary(commands: WorkflowCommands, markdown: string): void {
+  try {
+    commands.appendSummary(markdown);
+  } catch (error) {
+    commands.warning(`the job summary could not be written: ${errorMessage(error)}`);
+  }
 }
 
 export function isFailure(outcome: ActionOutcome): boolean {

@@ -10,7 +10,7 @@ import {
   workflowRunPayload,
 } from './event-payloads.js';
 import type { TaskSubject } from './task.js';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export interface EventSubject {
   subject: TaskSubject;

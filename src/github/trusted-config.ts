@@ -52,18 +52,16 @@ export async function useTrustedConfig(
   ]);
   const commit = (await git.run(['rev-parse', 'FETCH_HEAD'])).trim();
   const paths = [...new Set([...CONFIG_PATHS, ...(options.extraPaths ?? [])])];
-  const restored: string[] = [];
-  const removed: string[] = [];
-  for (const path of paths) {
-    const inTrusted = await exists(git, commit, path);
-    await rm(join(root, path), { recursive: true, force: true });
-    if (inTrusted) {
-      await git.run(['restore', `--source=${commit}`, '--worktree', '--', path]);
-      restored.push(path);
-    } else if (await exists(git, 'HEAD', path)) {
-      removed.push(path);
-    }
+  const [inTrusted, inHead] = await Promise.all([
+    existing(git, commit, paths),
+    existing(git, 'HEAD', paths),
+  ]);
+  for (const path of paths) await rm(join(root, path), { recursive: true, force: true });
+  const restored = paths.filter((path) => inTrusted.has(path));
+  if (restored.length > 0) {
+    await git.run(['restore', `--source=${commit}`, '--worktree', '--', ...restored]);
   }
+  const removed = paths.filter((path) => !inTrusted.has(path) && inHead.has(path));
   return { commit, restored, removed, paths };
 }
 
@@ -73,13 +71,14 @@ export async function restoreHeadConfig(
   root: string,
   trusted: TrustedConfig,
 ): Promise<void> {
-  for (const path of trusted.paths) {
-    await rm(join(root, path), { recursive: true, force: true });
-    if (await exists(git, 'HEAD', path))
-      await git.run(['restore', '--source=HEAD', '--worktree', '--', path]);
-  }
+  const inHead = await existing(git, 'HEAD', trusted.paths);
+  for (const path of trusted.paths) await rm(join(root, path), { recursive: true, force: true });
+  const back = trusted.paths.filter((path) => inHead.has(path));
+  if (back.length > 0) await git.run(['restore', '--source=HEAD', '--worktree', '--', ...back]);
 }
 
-async function exists(git: Git, commit: string, path: string): Promise<boolean> {
-  return (await git.run(['ls-tree', '--name-only', commit, '--', path])).trim() !== '';
+/** Which of `paths` the commit has (one `git ls-tree` for all of them). */
+async function existing(git: Git, commit: string, paths: readonly string[]): Promise<Set<string>> {
+  const listed = await git.run(['ls-tree', '--name-only', '-z', commit, '--', ...paths]);
+  return new Set(listed.split('\0').filter(Boolean));
 }

@@ -3,7 +3,7 @@
  * are ignored, so non-standard outputs seen in the wild (`{"action":"continue"}`,
  * `{"block":true}`) are valid no-ops. A wrong type or enum value fails validation.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorMessage } from '../util/errors.js';
 import type { HookEventName } from './config.js';
 

@@ -42,6 +42,8 @@ export interface HookRunnerOptions {
   defaultTimeoutSeconds?: number;
   /** Receives every record of every event, in config order, once the event's hooks are done. */
   onRun?: (record: HookRunRecord) => void;
+  /** Set for a subagent's runner: every payload carries `agent_id` and `agent_type` (CC-COMPAT §1.5). */
+  agent?: { id: string; type: string };
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -91,6 +93,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
         cwd,
         permission_mode: options.permissionMode,
         hook_event_name: firing.event,
+        ...(options.agent && { agent_id: options.agent.id, agent_type: options.agent.type }),
         ...firing.payload,
       });
       const env = { ...options.env, CLAUDE_PROJECT_DIR: options.projectDir };

@@ -4,14 +4,25 @@
  * transcript, so they never drift apart; every line leaves here already masked.
  *
  * Claude Code's shapes: `system/init`, `assistant`, `user` (one per tool_result, with
- * `tool_use_result`), `result`. Our audit lines, all `type: "system"`:
+ * `tool_use_result`), `system/compact_boundary`, `result`. Our audit lines, all `type: "system"`:
  * - `permission_decision`: each decision, its source, the rules behind it and why;
  * - `hook_response`: each hook run (classic Claude Code's `hook_event`/`exit_code`/`stderr`
  *   plus our record: command, status, decision, error, source file);
  * - `tool_call_end`: each call as it finishes — `stage` (where the pipeline stopped: `completed`,
  *   `permission`, `schema`, `call`, …), `duration_ms`, `is_error`, the permission `decision`
  *   (null when the call ended before one) and `result_chars`. It is written the moment the call
- *   ends, before its turn's `user` line, so a killed run still shows which calls finished.
+ *   ends, before its turn's `user` line, so a killed run still shows which calls finished;
+ * - `api_retry`: Claude Code's line for a model request about to be retried (`attempt`,
+ *   `max_retries`, `retry_delay_ms`, `error_status`, `error` as a category) plus our
+ *   `error_message`;
+ * - `api_partial_response`: a response cut off after tool_use blocks were complete, kept instead
+ *   of retried (those tools may have started): the message id, `kept_blocks`, `tool_use_ids`.
+ *
+ * A subagent's lines (the Agent tool) are the same lines with `parent_tool_use_id` set to the
+ * Agent call's id, as Claude Code writes them; instead of its own `system/init` and `result`
+ * they are framed by our `subagent_start` (`agent_id`, `agent_type`, `model`, `tools`) and
+ * `subagent_end` (`status` = the result subtype, `num_turns`, `duration_ms`, `total_cost_usd`,
+ * `usage`, `errors`), so that the run has one `init` and one `result` line.
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, EventSink, RunResult } from '../agent/events.js';
@@ -36,8 +47,15 @@ export class StreamJsonMapper {
   private sessionId = '';
   /** Permission behaviour per tool_use id, until the call's tool_call_end line. */
   private readonly decisions = new Map<string, 'allow' | 'deny'>();
+  /** The init line's `mcp_servers`: known once the servers started, before the run begins. */
+  private mcpServers: readonly { name: string; status: string }[] = [];
 
   constructor(private readonly options: StreamJsonMapperOptions) {}
+
+  /** What the MCP servers did at start (`connected` or `failed`), for the init line. */
+  setMcpServers(servers: readonly { name: string; status: string }[]): void {
+    this.mcpServers = servers.map(({ name, status }) => ({ name, status }));
+  }
 
   /** The lines one event becomes (often none), masked. */
   map(event: AgentEvent): StreamJsonLine[] {
@@ -57,7 +75,7 @@ export class StreamJsonMapper {
             subtype: 'init',
             cwd: event.cwd,
             tools: event.tools,
-            mcp_servers: [],
+            mcp_servers: this.mcpServers,
             model: event.model,
             permissionMode: event.permissionMode,
             slash_commands: [],
@@ -143,13 +161,104 @@ export class StreamJsonMapper {
           },
         ];
       }
+      case 'compact-boundary':
+        return [
+          {
+            type: 'system',
+            subtype: 'compact_boundary',
+            compact_metadata: { trigger: event.trigger, pre_tokens: event.preTokens },
+            ...base(),
+          },
+        ];
+      case 'api-retry':
+        return [
+          {
+            type: 'system',
+            subtype: 'api_retry',
+            attempt: event.attempt,
+            max_retries: event.maxRetries,
+            retry_delay_ms: event.delayMs,
+            error_status: event.status ?? null,
+            error: event.error,
+            error_message: event.message,
+            ...base(),
+          },
+        ];
+      case 'partial-response':
+        return [
+          {
+            type: 'system',
+            subtype: 'api_partial_response',
+            message_id: event.messageId,
+            kept_blocks: event.keptBlocks,
+            tool_use_ids: event.toolUseIds,
+            error_status: event.status ?? null,
+            error: event.error,
+            error_message: event.message,
+            ...base(),
+          },
+        ];
       case 'result':
         return [resultLine(event.result, this.sessionId)];
+      case 'subagent-event':
+        return this.subagentLines(event);
       case 'tool-call-start':
       case 'tool-progress':
         return [];
     }
   }
+
+  private subagentLines(event: SubagentEvent): StreamJsonLine[] {
+    return subagentFrame(event, this.sessionId, () => this.linesOf(event.event));
+  }
+}
+
+type SubagentEvent = Extract<AgentEvent, { type: 'subagent-event' }>;
+
+/** A subagent's event as lines: framed by start and end, the rest under the parent call. */
+function subagentFrame(
+  event: SubagentEvent,
+  sessionId: string,
+  innerLines: () => StreamJsonLine[],
+): StreamJsonLine[] {
+  const agent = {
+    parent_tool_use_id: event.parentToolUseId,
+    agent_id: event.agentId,
+    agent_type: event.agentType,
+  };
+  const base = () => ({ session_id: sessionId, uuid: randomUUID() });
+  const inner = event.event;
+  if (inner.type === 'session-start') {
+    return [
+      {
+        type: 'system',
+        subtype: 'subagent_start',
+        ...agent,
+        model: inner.model,
+        tools: inner.tools,
+        ...base(),
+      },
+    ];
+  }
+  if (inner.type === 'result') {
+    const result = inner.result;
+    return [
+      {
+        type: 'system',
+        subtype: 'subagent_end',
+        ...agent,
+        status: result.subtype,
+        is_error: result.isError,
+        num_turns: result.numTurns,
+        duration_ms: result.durationMs,
+        total_cost_usd: result.totalCostUsd,
+        usage: result.usage,
+        errors: result.errors,
+        ...base(),
+      },
+    ];
+  }
+  return innerLines().map((line) => ({ ...line, parent_tool_use_id: event.parentToolUseId }));
 }
 
 /** One EventSink feeding every line of every event to each sink, in order. */

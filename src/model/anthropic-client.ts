@@ -2,20 +2,23 @@
  * The Anthropic Messages API behind the `ModelClient` port.
  *
  * 1. Convert the request to the API's body (the engine's message shapes are the API's already).
- * 2. `messages.create({ stream: true })` with the SDK's own retries off: the loop owns retries.
- * 3. Feed each raw stream event to the accumulator and pass its events on as they come.
- * 4. A stream that ends without `message_stop` was cut off: a retryable error, never a short answer.
+ * 2. Add prompt-cache breakpoints (prompt-cache.ts) unless turned off.
+ * 3. `messages.create({ stream: true })` with the SDK's own retries off: the loop owns retries.
+ * 4. Feed each raw stream event to the accumulator and pass its events on as they come.
+ * 5. A stream that ends without `message_stop` was cut off: a retryable error, never a short answer.
  */
 
-import Anthropic from '@anthropic-ai/sdk';
+import { MessagesClient } from './anthropic-sdk.js';
 import type {
   MessageCreateParamsStreaming,
   MessageParam,
   Tool,
+  ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
 import { abortedError, droppedStreamError, toModelError } from './anthropic-errors.js';
 import { MessageAccumulator } from './message-accumulator.js';
 import { ModelError } from './model-client.js';
+import { withCacheBreakpoints } from './prompt-cache.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from './model-client.js';
 import type { ToolSpec } from './types.js';
 
@@ -30,6 +33,8 @@ export interface AnthropicClientOptions {
   maxRetries?: number;
   /** Per-request timeout in milliseconds (SDK default: 10 minutes). */
   timeoutMs?: number;
+  /** `cache_control` breakpoints on the repeated prefix (prompt-cache.ts); on by default. */
+  promptCaching?: boolean;
 }
 
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
@@ -42,14 +47,15 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       },
     );
   }
-  const sdk = new Anthropic({
+  const sdk = new MessagesClient({
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL,
     maxRetries: options.maxRetries ?? 0,
     ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
-  return { stream: (request) => streamMessage(sdk, request) };
+  const caching = options.promptCaching ?? true;
+  return { stream: (request) => streamMessage(sdk, request, caching) };
 }
 
 /**
@@ -65,14 +71,16 @@ export function anthropicOptionsFromEnv(
 }
 
 async function* streamMessage(
-  sdk: Anthropic,
+  sdk: MessagesClient,
   request: ModelRequest,
+  caching: boolean,
 ): AsyncGenerator<ModelStreamEvent> {
   const { signal } = request;
   const accumulator = new MessageAccumulator();
   try {
+    const body = toRequestBody(request);
     const stream = await sdk.messages.create(
-      toRequestBody(request),
+      caching ? withCacheBreakpoints(body) : body,
       signal === undefined ? {} : { signal },
     );
     for await (const event of stream) yield* accumulator.push(event);
@@ -87,12 +95,15 @@ async function* streamMessage(
 }
 
 export function toRequestBody(request: ModelRequest): MessageCreateParamsStreaming {
+  const tools: ToolUnion[] = [...request.tools.map(toApiTool), ...(request.serverTools ?? [])];
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    messages: request.messages satisfies MessageParam[],
+    // Server tool blocks and citations are the API's own JSON from an earlier response, sent
+    // back verbatim; types.ts types their fields loosely, so the check is a cast here.
+    messages: request.messages as MessageParam[],
     ...(request.system === '' ? {} : { system: request.system }),
-    ...(request.tools.length === 0 ? {} : { tools: request.tools.map(toApiTool) }),
+    ...(tools.length === 0 ? {} : { tools }),
     stream: true,
   };
 }

@@ -4,7 +4,7 @@
  * operator has to change.
  */
 
-import { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError } from './anthropic-sdk.js';
 import { ModelError, parseRetryAfter } from './model-client.js';
 import type { ModelErrorKind } from './model-client.js';
 

@@ -3,20 +3,25 @@
  * Blocks are built from their deltas here rather than by the SDK's MessageStream helper, because
  * the loop needs each block the moment its `content_block_stop` arrives.
  *
- * Block types and events this engine does not know (server tools, citations, future additions)
- * are skipped: a newer API must not break an older runner.
+ * Server tool blocks (`server_tool_use`, `web_search_tool_result`) and the citations of text
+ * blocks are kept verbatim: the API runs those tools itself and wants the blocks back unchanged.
+ * Other block types and events (future additions) are skipped: a newer API must not break an
+ * older runner.
  */
 
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { CompletedMessage, ModelStreamEvent } from './model-client.js';
 import { emptyUsage } from './types.js';
-import type { AssistantContentBlock, StopReason, Usage } from './types.js';
+import type { AssistantContentBlock, ServerToolUsage, StopReason, Usage } from './types.js';
 
 type PartialBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; citations?: unknown[] }
   | { type: 'tool_use'; id: string; name: string; json: string; startInput: unknown }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string };
+  | { type: 'redacted_thinking'; data: string }
+  /** Every field of the start block; input_json_delta text for server_tool_use. */
+  | { type: 'server_tool_use'; fields: Record<string, unknown>; json: string }
+  | { type: 'web_search_tool_result'; fields: Record<string, unknown> };
 
 interface FinishedBlock {
   block: AssistantContentBlock;
@@ -28,6 +33,7 @@ interface UsageNumbers {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  server_tool_use?: unknown;
 }
 
 export class MessageAccumulator {
@@ -114,6 +120,15 @@ export class MessageAccumulator {
       partial.json += delta.partial_json;
       return [{ type: 'tool-input-delta', index, partialJson: delta.partial_json }];
     }
+    if (isDelta(delta, 'input_json_delta', 'partial_json') && partial.type === 'server_tool_use') {
+      partial.json += delta.partial_json;
+      return [];
+    }
+    if (delta.type === 'citations_delta' && partial.type === 'text') {
+      const citation = (delta as { citation?: unknown }).citation;
+      if (citation !== undefined) (partial.citations ??= []).push(citation);
+      return [];
+    }
     if (isDelta(delta, 'thinking_delta', 'thinking') && partial.type === 'thinking') {
       partial.thinking += delta.thinking;
     } else if (isDelta(delta, 'signature_delta', 'signature') && partial.type === 'thinking') {
@@ -141,8 +156,20 @@ export class MessageAccumulator {
 function toPartial(block: { type: string }): PartialBlock | undefined {
   const fields = block as Record<string, unknown>;
   switch (block.type) {
-    case 'text':
-      return { type: 'text', text: stringField(fields, 'text') };
+    case 'text': {
+      const citations = fields['citations'];
+      return Array.isArray(citations) && citations.length > 0
+        ? {
+            type: 'text',
+            text: stringField(fields, 'text'),
+            citations: [...(citations as unknown[])],
+          }
+        : { type: 'text', text: stringField(fields, 'text') };
+    }
+    case 'server_tool_use':
+      return { type: 'server_tool_use', fields: { ...fields }, json: '' };
+    case 'web_search_tool_result':
+      return { type: 'web_search_tool_result', fields: { ...fields } };
     case 'tool_use':
       return {
         type: 'tool_use',
@@ -167,7 +194,32 @@ function toPartial(block: { type: string }): PartialBlock | undefined {
 function finishBlock(partial: PartialBlock): FinishedBlock {
   switch (partial.type) {
     case 'text':
-      return { block: { type: 'text', text: partial.text } };
+      return {
+        block:
+          partial.citations === undefined
+            ? { type: 'text', text: partial.text }
+            : { type: 'text', text: partial.text, citations: partial.citations },
+      };
+    case 'server_tool_use': {
+      const parsed = parseToolInput(partial.json, partial.fields['input']);
+      const block = {
+        ...partial.fields,
+        type: 'server_tool_use' as const,
+        id: stringField(partial.fields, 'id'),
+        name: stringField(partial.fields, 'name'),
+        input: parsed.input,
+      };
+      return { block };
+    }
+    case 'web_search_tool_result':
+      return {
+        block: {
+          ...partial.fields,
+          type: 'web_search_tool_result',
+          tool_use_id: stringField(partial.fields, 'tool_use_id'),
+          content: partial.fields['content'],
+        },
+      };
     case 'thinking':
       return {
         block: { type: 'thinking', thinking: partial.thinking, signature: partial.signature },
@@ -227,6 +279,18 @@ function mergeUsage(target: Usage, source: UsageNumbers | null | undefined): voi
   if (typeof source.cache_read_input_tokens === 'number') {
     target.cache_read_input_tokens = source.cache_read_input_tokens;
   }
+  const serverTools = serverToolUsage(source.server_tool_use);
+  if (serverTools !== undefined) target.server_tool_use = serverTools;
+}
+
+/** The numeric counters of `usage.server_tool_use`; absent or empty: undefined. */
+function serverToolUsage(value: unknown): ServerToolUsage | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const counters = Object.entries(value).filter(
+    (entry): entry is [string, number] => typeof entry[1] === 'number',
+  );
+  if (counters.length === 0) return undefined;
+  return { web_search_requests: 0, ...Object.fromEntries(counters) };
 }
 
 function isDelta<K extends string>(

@@ -9,13 +9,22 @@
  * still be streaming, so a finished tool call can start before the message ends.
  */
 
-import type { AssistantContentBlock, Message, StopReason, ToolSpec, Usage } from './types.js';
+import type {
+  AssistantContentBlock,
+  Message,
+  ServerToolSpec,
+  StopReason,
+  ToolSpec,
+  Usage,
+} from './types.js';
 
 export interface ModelRequest {
   model: string;
   system: string;
   messages: Message[];
   tools: ToolSpec[];
+  /** Tools the provider runs itself (web search), sent after `tools`; see server-tools.ts. */
+  serverTools?: readonly ServerToolSpec[];
   maxTokens: number;
   signal?: AbortSignal;
 }

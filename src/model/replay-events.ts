@@ -5,17 +5,23 @@
  */
 
 export type ReplayBlock =
-  | { type: 'text'; text: string }
+  /** `citations` are streamed as citations_delta events before the text. */
+  | { type: 'text'; text: string; citations?: unknown[] }
   /** `rawInput` is streamed verbatim instead of `JSON.stringify(input)`, e.g. to send broken JSON. */
   | { type: 'tool_use'; id: string; name: string; input?: unknown; rawInput?: string }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'redacted_thinking'; data: string };
+  | { type: 'redacted_thinking'; data: string }
+  /** A call the API runs itself (web search); its input streams like a tool_use's. */
+  | { type: 'server_tool_use'; id: string; name: string; input?: unknown }
+  /** `content`: result blocks, or `{type: 'web_search_tool_result_error', error_code}`. */
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
 
 export interface ReplayUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  server_tool_use?: { web_search_requests: number };
 }
 
 export type StreamEventType =
@@ -156,8 +162,8 @@ export function buildMessage(turn: ReplayTurn, options: BuildOptions): Record<st
   return {
     ...messageEnvelope(turn, options),
     content: turn.content.map((block) =>
-      block.type === 'tool_use'
-        ? { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} }
+      block.type === 'tool_use' || block.type === 'server_tool_use'
+        ? { type: block.type, id: block.id, name: block.name, input: block.input ?? {} }
         : block,
     ),
     stop_reason: stopReasonOf(turn),
@@ -186,12 +192,21 @@ function blockEvents(
   let deltas: Array<Record<string, unknown>>;
   switch (block.type) {
     case 'text':
-      start = { type: 'text', text: '' };
-      deltas = splitIntoChunks(block.text, textSize).map((text) => ({ type: 'text_delta', text }));
+      start =
+        block.citations === undefined
+          ? { type: 'text', text: '' }
+          : { type: 'text', text: '', citations: [] };
+      deltas = [
+        ...(block.citations ?? []).map((citation) => ({ type: 'citations_delta', citation })),
+        ...splitIntoChunks(block.text, textSize).map((text) => ({ type: 'text_delta', text })),
+      ];
       break;
-    case 'tool_use': {
-      start = { type: 'tool_use', id: block.id, name: block.name, input: {} };
-      const json = block.rawInput ?? JSON.stringify(block.input ?? {});
+    case 'tool_use':
+    case 'server_tool_use': {
+      start = { type: block.type, id: block.id, name: block.name, input: {} };
+      const json =
+        (block.type === 'tool_use' ? block.rawInput : undefined) ??
+        JSON.stringify(block.input ?? {});
       const size = turn.jsonChunkSize ?? options.jsonChunkSize;
       deltas = splitIntoChunks(json, size).map((partial_json) => ({
         type: 'input_json_delta',
@@ -211,6 +226,11 @@ function blockEvents(
       break;
     case 'redacted_thinking':
       start = { type: 'redacted_thinking', data: block.data };
+      deltas = [];
+      break;
+    case 'web_search_tool_result':
+      // The API sends a search result whole in its start event.
+      start = { type: block.type, tool_use_id: block.tool_use_id, content: block.content };
       deltas = [];
       break;
   }

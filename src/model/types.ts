@@ -6,6 +6,8 @@
 export interface TextBlock {
   type: 'text';
   text: string;
+  /** Sources the model cited (web search results); kept so the block goes back unchanged. */
+  citations?: unknown[];
 }
 
 export interface ImageBlock {
@@ -35,6 +37,27 @@ export interface RedactedThinkingBlock {
   data: string;
 }
 
+/**
+ * A call of a tool the API runs itself (web search). The engine never runs it; the block and its
+ * result stay in the assistant message verbatim, every field included, because the API wants
+ * them back as they came.
+ */
+export interface ServerToolUseBlock {
+  type: 'server_tool_use';
+  id: string;
+  name: string;
+  input: unknown;
+  [field: string]: unknown;
+}
+
+/** What a server-side web search found: result blocks, or `{type: 'web_search_tool_result_error'}`. */
+export interface WebSearchToolResultBlock {
+  type: 'web_search_tool_result';
+  tool_use_id: string;
+  content: unknown;
+  [field: string]: unknown;
+}
+
 export type ToolResultContent = string | Array<TextBlock | ImageBlock>;
 
 export interface ToolResultBlock {
@@ -45,7 +68,12 @@ export interface ToolResultBlock {
 }
 
 export type AssistantContentBlock =
-  TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock;
+  | TextBlock
+  | ToolUseBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ServerToolUseBlock
+  | WebSearchToolResultBlock;
 export type UserContentBlock = TextBlock | ImageBlock | ToolResultBlock;
 
 export interface UserMessage {
@@ -65,6 +93,13 @@ export interface Usage {
   output_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  /** Server-side tool calls the response made, as the API counts them (absent: none). */
+  server_tool_use?: ServerToolUsage;
+}
+
+export interface ServerToolUsage {
+  web_search_requests: number;
+  [field: string]: number;
 }
 
 export type StopReason =
@@ -84,6 +119,20 @@ export interface ToolSpec {
   description: string;
   input_schema: JsonSchema;
 }
+
+/**
+ * A tool the API runs itself, sent beside the client tools. Only web search is offered
+ * (`model/server-tools.ts`); its fields are the Messages API's `web_search_20250305`.
+ */
+export interface WebSearchToolSpec {
+  type: 'web_search_20250305';
+  name: 'web_search';
+  max_uses?: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+}
+
+export type ServerToolSpec = WebSearchToolSpec;
 
 export function emptyUsage(): Usage {
   return {

@@ -5,10 +5,11 @@
  *   1. workspace — a change outside the workspace roots is refused (DECISIONS #12)
  *   2. deny rules
  *   3. hook decision — deny ends here; ask asks; allow skips only the mode default (never a rule)
- *   4. ask rules, and tools that need a human (requiresUserInteraction)
- *   5. mode — bypassPermissions allows; plan refuses changes; acceptEdits allows edits inside
- *   6. allow rules
- *   7. the mode's default — read-only calls inside the workspace are allowed, the rest asks
+ *   4. plan mode refuses every call that is not read-only, whatever would allow it below
+ *   5. ask rules, and tools that need a human (requiresUserInteraction)
+ *   6. mode — bypassPermissions allows; acceptEdits allows edits inside
+ *   7. allow rules
+ *   8. the mode's default — read-only calls inside the workspace are allowed, the rest asks
  * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (DECISIONS #9).
  */
 import { isInside } from '../tools/paths.js';
@@ -93,6 +94,17 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
     };
   }
 
+  // Before asks and hook allows: an ask the policy resolves to allow, or a hook's allow, must not
+  // carry a change through plan mode. ExitPlanMode is read-only and asks (it needs a person).
+  if (policy.mode === 'plan' && (!request.readOnly || request.request.access === 'edit')) {
+    return {
+      behavior: 'deny',
+      source: 'mode',
+      matchedRules: [],
+      reason: `plan mode is read-only and ${toolName} could change something; present your plan with ExitPlanMode, changes can be made once it is approved`,
+    };
+  }
+
   const asked = policy.ask.filter((rule) => ruleMatches(rule, request, 'ask'));
   if (asked.length > 0) {
     return {
@@ -172,15 +184,6 @@ function evaluateMode(
         matchedRules: [],
         reason: 'bypassPermissions mode',
       };
-    case 'plan':
-      return request.readOnly
-        ? undefined
-        : {
-            behavior: 'deny',
-            source: 'mode',
-            matchedRules: [],
-            reason: 'plan mode: no changes may be made',
-          };
     case 'acceptEdits':
       return request.request.access === 'edit' && outside.length === 0
         ? {
@@ -190,6 +193,7 @@ function evaluateMode(
             reason: 'acceptEdits mode: edit inside the workspace',
           }
         : undefined;
+    case 'plan': // changes were refused above; read-only calls go on as in default mode
     case 'default':
     case 'dontAsk':
       return undefined;

@@ -57,6 +57,7 @@ export const KNOWN_TOOL_NAMES: readonly string[] = [
   'WebFetch',
   'WebSearch',
   'TodoWrite',
+  'ExitPlanMode',
   'Agent',
   'Task',
 ];

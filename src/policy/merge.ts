@@ -6,9 +6,10 @@
  *   deny beating allow is the decision function's job, which sees every rule with its source
  * - `defaultMode`: the highest-precedence source that sets it (policy > --settings > local >
  *   project > user)
- * - ask resolution, limits and passed environment come from the policy file alone
+ * - ask resolution, limits, passed environment and the MCP section come from the policy file alone
  */
 import type { HooksConfig } from '../hooks/config.js';
+import { EMPTY_MCP_POLICY } from '../mcp/mcp-policy.js';
 import { HOOK_EVENTS } from '../hooks/config.js';
 import type { AskBehavior, LoadedPolicy, PolicyFileLayer, PolicyLayer } from './types.js';
 import { SOURCE_KINDS } from './types.js';
@@ -40,6 +41,7 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
     hooks: mergeHooks(layers),
     limits: { ...input.policy?.limits },
     passEnv: [...new Set(input.policy?.passEnv ?? [])],
+    mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
     warnings: layers.flatMap((layer) => layer.warnings),
   });
 }

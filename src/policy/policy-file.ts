@@ -6,7 +6,7 @@
  *    path, the value found and the form expected
  * 3. normalize: rules with source and anchor, absolute directories, hooks with their source
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HookEventName, HooksConfig } from '../hooks/config.js';
 import {
   UNSUPPORTED_HANDLER_KEYS,
@@ -17,6 +17,7 @@ import { didYouMean } from './did-you-mean.js';
 import type { ParsedDocument } from './document.js';
 import { parseJson, parseYaml } from './document.js';
 import { resolveDirectory } from './layer.js';
+import { normalizeMcpPolicy } from '../mcp/mcp-policy.js';
 import type { PathSegment, PolicyIssue } from './policy-error.js';
 import { describeValue, PolicyError } from './policy-error.js';
 import type { PolicyFileContent } from './policy-schema.js';
@@ -73,6 +74,7 @@ function normalize(content: PolicyFileContent, source: SourceText): PolicyFileLa
     },
     limits,
     passEnv: env.passEnv ?? [],
+    mcp: normalizeMcpPolicy(content.mcp, source.path),
     ...(content.settings === undefined
       ? {}
       : { settingsFiles: content.settings === false ? [] : content.settings }),
@@ -150,6 +152,7 @@ function knownKeys(path: readonly PathSegment[]): string[] {
     if (schema instanceof z.ZodObject)
       schema = (schema.shape as Record<string, z.ZodType>)[String(segment)];
     else if (schema instanceof z.ZodArray) schema = schema.element as z.ZodType;
+    else if (schema instanceof z.ZodRecord) schema = schema.valueType as z.ZodType;
     else return [];
   }
   schema = unwrap(schema);

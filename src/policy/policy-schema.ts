@@ -5,8 +5,9 @@
  * with the value found.
  */
 import { posix } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HOOK_EVENTS } from '../hooks/config.js';
+import { mcpPolicySchema } from '../mcp/mcp-policy.js';
 import { PERMISSION_MODES } from '../permissions/types.js';
 import {
   EVENTS_WITHOUT_MATCHER,
@@ -208,8 +209,9 @@ export const policyFileSchema = z.strictObject(
       .optional(),
     limits: limitsSchema.optional(),
     env: envSchema.optional(),
+    mcp: mcpPolicySchema.optional(),
   },
-  { error: 'expected a mapping with permissions, hooks, settings, limits, env' },
+  { error: 'expected a mapping with permissions, hooks, settings, limits, env, mcp' },
 );
 
 export type PolicyFileContent = z.infer<typeof policyFileSchema>;

@@ -3,6 +3,7 @@
  * and the Claude Code settings files, each rule and hook remembering the file it came from.
  */
 import type { HooksConfig } from '../hooks/config.js';
+import type { McpPolicy } from '../mcp/mcp-policy.js';
 import type { PermissionMode, PermissionRule } from '../permissions/types.js';
 
 /**
@@ -57,6 +58,8 @@ export interface PolicyFileLayer extends PolicyLayer {
   askResolution?: Partial<AskResolution>;
   limits: Limits;
   passEnv: string[];
+  /** The `mcp` section: servers, trusted and required ones, the `${VAR}` allow-list. */
+  mcp?: McpPolicy;
   /** Project-relative settings files to read; undefined: the defaults. */
   settingsFiles?: string[];
 }
@@ -84,6 +87,8 @@ export interface LoadedPolicy {
   limits: Readonly<Limits>;
   /** Secret environment variable names the policy lets through to tools and hooks. */
   passEnv: readonly string[];
+  /** MCP servers and their trust, from the policy file alone. */
+  mcp: McpPolicy;
   /** Ignored keys and entries, each naming the file and where in it. */
   warnings: readonly string[];
 }

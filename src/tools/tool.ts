@@ -9,9 +9,10 @@
  * and what model input is parsed with) is derived from it by omitting the hidden keys, and is
  * strict, so a model can never reach a parameter only the system may pass.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FileStateCache } from './file-state.js';
-import type { JsonSchema, ToolResultBlock } from '../model/types.js';
+import type { JsonSchema, ToolResultBlock, Usage } from '../model/types.js';
+import type { PermissionMode } from '../permissions/types.js';
 
 export type ValidationResult =
   { result: true } | { result: false; message: string; errorCode: number };
@@ -53,6 +54,29 @@ export interface ShellState {
   cwd: string;
 }
 
+/** One entry of the model's task list (TodoWrite). */
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** The same task in the present continuous ("Running the tests"), shown while it runs. */
+  activeForm: string;
+}
+
+/** The model's task list, kept for the session; TodoWrite replaces it whole. */
+export interface TodoStore {
+  todos: readonly TodoItem[];
+}
+
+/**
+ * The session's permission mode, as the permission decision reads it. ExitPlanMode moves it out
+ * of plan for the rest of the run, so every later call is decided in the new mode.
+ */
+export interface PermissionModeState {
+  mode: PermissionMode;
+  /** Where an approved ExitPlanMode goes. */
+  readonly afterPlan: PermissionMode;
+}
+
 export interface ToolContext {
   /** Where the session started: relative paths, memory files and rules anchor here. */
   readonly projectDir: string;
@@ -71,6 +95,57 @@ export interface ToolContext {
    * tools leave such files out of their results and say how many; absent: nothing is hidden.
    */
   readonly isReadDenied?: (absolutePath: string) => boolean;
+  /** The session's task list; absent: TodoWrite keeps nothing between calls. */
+  readonly todos?: TodoStore;
+  /** The session's mode; absent: the session is not in plan mode and cannot switch. */
+  readonly permissionMode?: PermissionModeState;
+  /**
+   * Asks a small, fast model one question and returns its text answer (WebFetch runs the call's
+   * prompt over the page with it). Absent: a tool answers without a model.
+   */
+  readonly queryModel?: (query: ModelQuery) => Promise<string>;
+  /**
+   * Runs a subagent for the Agent tool: a nested loop with its own conversation and a restricted
+   * tool set, under the session's policy and hooks (agent/subagent.ts). Absent inside a subagent
+   * (no agent starts another) and wherever no session provides one: the Agent tool refuses.
+   */
+  readonly runSubagent?: (request: SubagentRequest) => Promise<SubagentRun>;
+}
+
+/** One Agent call's task for a subagent. */
+export interface SubagentRequest {
+  description: string;
+  prompt: string;
+  /** A known type (the Agent tool validated it): `general-purpose`, `Explore`. */
+  subagentType: string;
+  /** The Agent call's tool_use id: the subagent's events and log lines are filed under it. */
+  toolUseId: string;
+  /** The Agent call's signal: the run's abort, its time limit and the call's ceiling. */
+  signal: AbortSignal;
+}
+
+/** How a subagent's run ended, in the terms of the run result (agent/events.ts RunResult). */
+export interface SubagentRun {
+  agentId: string;
+  /** `success` or the limit or failure that ended it (`error_max_turns`, …). */
+  subtype: string;
+  isError: boolean;
+  /** Its last text: on success, its final answer. */
+  text: string;
+  errors: string[];
+  numTurns: number;
+  durationMs: number;
+  toolUseCount: number;
+  usage: Usage;
+  totalCostUsd: number;
+}
+
+/** One side question to a model, outside the conversation. */
+export interface ModelQuery {
+  system: string;
+  prompt: string;
+  maxTokens: number;
+  signal?: AbortSignal;
 }
 
 export interface ToolProgress {
@@ -85,6 +160,11 @@ export interface ToolOutput<Output> {
 
 export type ToolCallGenerator<Output> = AsyncGenerator<ToolProgress, ToolOutput<Output>, void>;
 
+/** What a session is like when it starts: what decides which tools it offers. */
+export interface SessionTraits {
+  permissionMode: PermissionMode;
+}
+
 /** How a tool is written. `defineTool` fills in the safe defaults and erases the types. */
 export interface ToolDefinition<Schema extends z.ZodObject, Output> {
   name: string;
@@ -98,6 +178,8 @@ export interface ToolDefinition<Schema extends z.ZodObject, Output> {
   isConcurrencySafe?(input: z.infer<Schema>): boolean;
   isReadOnly?(input: z.infer<Schema>): boolean;
   requiresUserInteraction?(): boolean;
+  /** Whether a session starting this way offers the tool at all (default: yes). */
+  isEnabled?(session: SessionTraits): boolean;
   validateInput?(input: z.infer<Schema>, context: ToolContext): Promise<ValidationResult>;
   checkPermissions(input: z.infer<Schema>, context: ToolContext): PermissionRequest;
   call(input: z.infer<Schema>, context: ToolContext): ToolCallGenerator<Output>;
@@ -119,6 +201,7 @@ export interface Tool {
   isConcurrencySafe(input: unknown): boolean;
   isReadOnly(input: unknown): boolean;
   requiresUserInteraction(): boolean;
+  isEnabled(session: SessionTraits): boolean;
   validateInput(input: unknown, context: ToolContext): Promise<ValidationResult>;
   checkPermissions(input: unknown, context: ToolContext): PermissionRequest;
   call(input: unknown, context: ToolContext): ToolCallGenerator<unknown>;
@@ -154,6 +237,7 @@ export function defineTool<Schema extends z.ZodObject, Output>(
     isConcurrencySafe: (input) => definition.isConcurrencySafe?.(typed(input)) ?? false,
     isReadOnly: (input) => definition.isReadOnly?.(typed(input)) ?? false,
     requiresUserInteraction: () => definition.requiresUserInteraction?.() ?? false,
+    isEnabled: (session) => definition.isEnabled?.(session) ?? true,
     validateInput: async (input, context) =>
       definition.validateInput ? definition.validateInput(typed(input), context) : { result: true },
     checkPermissions: (input, context) => definition.checkPermissions(typed(input), context),

@@ -10,7 +10,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isInsideWorkspace } from '../paths.js';
 import { defineTool } from '../tool.js';
 import type { ToolContext } from '../tool.js';

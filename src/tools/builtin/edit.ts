@@ -4,7 +4,7 @@
  * All checks live in file/edit-plan.ts and run twice: in validateInput, so the model gets its
  * mistakes back before hooks and permissions run, and in call(), on the file as it is then.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';

@@ -10,7 +10,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { glob } from 'tinyglobby';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath, permissionPaths } from '../paths.js';

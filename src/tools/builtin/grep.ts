@@ -8,7 +8,7 @@
  * policy's Read deny rules cover are not searched; the result says how many were left out.
  */
 import { stat } from 'node:fs/promises';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath, permissionPaths } from '../paths.js';

@@ -7,7 +7,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';
@@ -19,6 +19,10 @@ import { fileNotFoundMessage } from './file/missing-file.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
+import { isNotebookPath } from './notebook/notebook-file.js';
+import { checkNotebookRead, readNotebookForModel } from './notebook/notebook-read.js';
+import { renderNotebook } from './notebook/notebook-view.js';
+import type { NotebookReadOutput } from './notebook/notebook-view.js';
 
 export const MAX_LINES_PER_READ = 2000;
 export const MAX_LINE_LENGTH = 2000;
@@ -59,7 +63,8 @@ export type ReadOutput =
         totalLines: number;
       };
     }
-  | { type: 'image'; file: { base64: string; type: ImageMediaType; originalSize: number } };
+  | { type: 'image'; file: { base64: string; type: ImageMediaType; originalSize: number } }
+  | NotebookReadOutput;
 
 const description = `Reads a file from the local file system and returns its contents.
 
@@ -69,6 +74,7 @@ const description = `Reads a file from the local file system and returns its con
 - Lines longer than ${MAX_LINE_LENGTH} characters are cut and marked.
 - Files over ${MAX_WHOLE_FILE_BYTES / 1024} KiB must be read in parts with offset and limit, or searched with Grep.
 - PNG, JPEG, GIF and WebP images are returned as images you can look at.
+- Jupyter notebooks (.ipynb) are returned as their cells with outputs; offset and limit do not apply.
 - Other binary files are refused. Directories cannot be read: list them with Bash (ls) or find files with Glob.
 - You can read several files in one turn by calling this tool more than once; the calls run in parallel.
 - A file must be read before you change it with Edit or Write.`;
@@ -105,6 +111,8 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
           )
         : { result: true };
     }
+    const notebookCheck = isNotebookPath(path) ? await checkNotebookRead(path) : undefined;
+    if (notebookCheck) return notebookCheck;
     if (isBinaryExtension(path) || looksBinary(await readHead(path, BINARY_SNIFF_BYTES))) {
       return fail(
         `${path} is a binary file and cannot be read as text. Inspect it with a suitable command-line tool through Bash instead.`,
@@ -133,6 +141,10 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
       };
       return { data };
     }
+    const notebook = isNotebookPath(path)
+      ? await readNotebookForModel(path, context.fileState)
+      : undefined;
+    if (notebook) return { data: notebook };
     const textFile = await readTextFile(path);
     const text = toLf(textFile.text);
     const allLines = text === '' ? [] : text.split('\n');
@@ -169,6 +181,9 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
         data: output.file.base64,
       };
       return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'image', source }] };
+    }
+    if (output.type === 'notebook') {
+      return { type: 'tool_result', tool_use_id: toolUseId, content: renderNotebook(output.file) };
     }
     return { type: 'tool_result', tool_use_id: toolUseId, content: renderText(output.file) };
   },

@@ -7,7 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';

@@ -1,0 +1,211 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../../src/agent/events.js';
+import { createContextManager } from '../../../src/agent/context/context-manager.js';
+import type { ContextManagerOptions } from '../../../src/agent/context/context-manager.js';
+import { StreamJsonMapper } from '../../../src/log/stream-json.js';
+import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
+import { startReplayServer } from '../../../src/model/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../../src/model/replay-server.js';
+import type { Message } from '../../../src/model/types.js';
+import { emptyUsage } from '../../../src/model/types.js';
+import { big, call, conversation } from './conversation.js';
+
+let server: ReplayServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const bash = (index: number, lines = 40) => [
+  call(`b${index}`, 'Bash', { command: `step ${index}` }, big(`out${index}`, lines)),
+];
+
+async function manager(
+  settings: ContextManagerOptions['settings'],
+  replay: ReplayServerOptions = {},
+) {
+  server = await startReplayServer(replay);
+  const events: AgentEvent[] = [];
+  const context = createContextManager({
+    model: 'claude-sonnet-5-5',
+    modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+    cwd: '/repo',
+    systemPrompt: 'you are a test',
+    tools: [],
+    events: (event) => events.push(event),
+    settings,
+  });
+  return { context, events, requests: server.requests };
+}
+
+const summaryTurn = (text: string) => [{ type: 'text' as const, text }];
+const textOf = (message: Message | undefined) => JSON.stringify(message?.content);
+
+describe('createContextManager', () => {
+  describe('when the request stays below the compaction threshold', () => {
+    it('sends the reduced conversation and asks the model nothing', async () => {
+      const { context, events, requests } = await manager({
+        keepRecentTurns: 1,
+        boundaryStep: 1,
+        shortenAboveChars: 100,
+        contextWindow: 1e6,
+      });
+      const messages = conversation(bash(0), bash(1));
+      const sent = await context.prepare(messages);
+      expect(sent).toHaveLength(5);
+      expect(textOf(sent[2])).toContain('Old tool result shortened');
+      expect(textOf(sent[4])).toContain('out1 line 40');
+      expect(requests).toHaveLength(0);
+      expect(events).toEqual([]);
+    });
+  });
+
+  describe('when the request reaches the compaction threshold', () => {
+    it('summarises the older turns, keeps the task and the recent turns, and reports it', async () => {
+      const { context, events, requests } = await manager(
+        {
+          keepRecentTurns: 2,
+          contextWindow: 2_000,
+          compactAtFraction: 0.5,
+          shortenAboveChars: 1e6,
+        },
+        { turns: [summaryTurn('Ran steps 0 to 2; all passed.')] },
+      );
+      const messages = conversation(bash(0), bash(1), bash(2), bash(3), bash(4));
+      const sent = await context.prepare(messages);
+
+      expect(requests).toHaveLength(1);
+      const summarised = JSON.stringify(requests[0]?.body);
+      expect(summarised).toContain('step 2');
+      expect(summarised).not.toContain('step 3');
+      expect(sent).toHaveLength(5);
+      expect(textOf(sent[0])).toContain('fix the build');
+      expect(textOf(sent[0])).toContain('Ran steps 0 to 2; all passed.');
+      expect(sent.slice(1)).toEqual(messages.slice(7));
+      expect(events).toHaveLength(1);
+      const [event] = events;
+      expect(event).toMatchObject({ type: 'compact-boundary', trigger: 'auto' });
+      expect(event?.type === 'compact-boundary' && event.preTokens).toBeGreaterThan(1_000);
+    });
+
+    it('writes the boundary as Claude Code does in stream-json', async () => {
+      const { context, events } = await manager(
+        { keepRecentTurns: 1, contextWindow: 500 },
+        { turns: [summaryTurn('done so far')] },
+      );
+      await context.prepare(conversation(bash(0), bash(1)));
+      const line = new StreamJsonMapper({ version: 't' }).map(events[0] as AgentEvent)[0];
+      expect(line).toMatchObject({
+        type: 'system',
+        subtype: 'compact_boundary',
+        compact_metadata: {
+          trigger: 'auto',
+          pre_tokens: (events[0] as { preTokens: number }).preTokens,
+        },
+      });
+    });
+
+    it('folds the earlier summary into the next one', async () => {
+      const { context, requests } = await manager(
+        { keepRecentTurns: 1, contextWindow: 600, compactAtFraction: 0.5 },
+        { turns: [summaryTurn('FIRST SUMMARY'), summaryTurn('SECOND SUMMARY')] },
+      );
+      let messages = conversation(bash(0), bash(1));
+      await context.prepare(messages);
+      messages = [...messages, ...conversation(bash(2), bash(3)).slice(1)];
+      const sent = await context.prepare(messages);
+
+      expect(requests).toHaveLength(2);
+      expect(JSON.stringify(requests[1]?.body)).toContain('FIRST SUMMARY');
+      expect(textOf(sent[0])).toContain('SECOND SUMMARY');
+      expect(textOf(sent[0])).not.toContain('FIRST SUMMARY');
+      expect(sent.slice(1)).toEqual(messages.slice(-2));
+    });
+
+    it('keeps the last task list word for word beside the summary', async () => {
+      const { context } = await manager(
+        { keepRecentTurns: 1, contextWindow: 500 },
+        { turns: [summaryTurn('summary')] },
+      );
+      const todo = { content: 'Fix the parser', status: 'in_progress', activeForm: 'Fixing' };
+      const messages = conversation(
+        [call('t1', 'TodoWrite', { todos: [todo] }, 'ok'), ...bash(0)],
+        bash(1),
+      );
+      const sent = await context.prepare(messages);
+      expect(textOf(sent[0])).toContain(
+        'summary\\n\\nYour task list (last TodoWrite):\\n- [in_progress] Fix the parser',
+      );
+    });
+
+    it('leaves the conversation whole when only the last turn is left to keep', async () => {
+      const { context, events, requests } = await manager({ contextWindow: 100 });
+      const messages = conversation(bash(0));
+      expect(await context.prepare(messages)).toEqual(messages);
+      expect(requests).toHaveLength(0);
+      expect(events).toEqual([]);
+    });
+
+    it('fails the request when the summary cannot be had', async () => {
+      const { context, events } = await manager(
+        { keepRecentTurns: 1, contextWindow: 500 },
+        { faults: { 0: { kind: 'http-error', status: 400, errorType: 'invalid_request_error' } } },
+      );
+      await expect(context.prepare(conversation(bash(0), bash(1)))).rejects.toThrow();
+      expect(events).toEqual([]);
+    });
+  });
+
+  describe('recordUsage', () => {
+    it('estimates with the ratio of tokens to characters the model last reported', async () => {
+      const settings = { keepRecentTurns: 1, contextWindow: 1_500, compactAtFraction: 1 };
+      const messages = conversation(bash(0, 10), bash(1, 10));
+      const calm = await manager(settings);
+      await calm.context.prepare(messages);
+      await calm.context.prepare(messages);
+      expect(calm.requests).toHaveLength(0);
+      await server?.close();
+
+      const { context, requests } = await manager(settings, { turns: [summaryTurn('s')] });
+      await context.prepare(messages);
+      // The model counted 3 tokens per character: the same request is now over the window.
+      const chars = JSON.stringify(await context.prepare(messages)).length;
+      context.recordUsage({
+        ...emptyUsage(),
+        input_tokens: chars,
+        cache_read_input_tokens: chars * 2,
+      });
+      await context.prepare(messages);
+      expect(requests).toHaveLength(1);
+    });
+  });
+
+  describe('compact', () => {
+    it('compacts on request and reports a manual boundary', async () => {
+      const { context, events } = await manager(
+        { keepRecentTurns: 1 },
+        { turns: [summaryTurn('s')] },
+      );
+      const messages = conversation(bash(0), bash(1));
+      expect(await context.compact(messages, 'manual')).toBe(true);
+      expect(events).toMatchObject([{ type: 'compact-boundary', trigger: 'manual' }]);
+      expect(await context.prepare(messages)).toHaveLength(3);
+    });
+  });
+
+  describe('when context management is off', () => {
+    it('sends every message as recorded and never compacts', async () => {
+      const { context, requests } = await manager(false);
+      const messages = conversation(bash(0), bash(1), bash(2));
+      expect(await context.prepare(messages)).toEqual(messages);
+      expect(await context.compact(messages, 'manual')).toBe(false);
+      expect(requests).toHaveLength(0);
+    });
+  });
+
+  it('refuses bad settings before the run starts', async () => {
+    await expect(manager({ boundaryStep: 0 })).rejects.toThrow(
+      'context management: boundaryStep is 0',
+    );
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * A long scripted session that reads many large files, for the context-management test and
+ * benchmark: the real loop, the real Read and Edit tools on a temp directory, the real SDK against
+ * the replay server. Turn i reads file i mod `files`; every `editEvery`-th turn edits the file the
+ * turn before read instead, and files come round again, so stale reads pile up as in a real run.
+ * Summarising requests (no tools) are answered with a fixed summary.
+ */
+import { realpathSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ContextSettings } from '../src/agent/context/context-settings.js';
+import type { AgentEvent, RunResult } from '../src/agent/events.js';
+import { runAgent } from '../src/agent/loop.js';
+import { noHooks } from '../src/hooks/types.js';
+import { createAnthropicClient } from '../src/model/anthropic-client.js';
+import type { RecordedRequest, ReplayTurnInput } from '../src/model/replay-server.js';
+import { startReplayServer } from '../src/model/replay-server.js';
+import { editTool } from '../src/tools/builtin/edit.js';
+import { readTool } from '../src/tools/builtin/read.js';
+import { FileStateCache } from '../src/tools/file-state.js';
+import { ToolRegistry } from '../src/tools/registry.js';
+
+export interface ReadingSessionOptions {
+  turns: number;
+  files: number;
+  linesPerFile: number;
+  editEvery: number;
+  contextManagement: Partial<ContextSettings> | false;
+}
+
+export interface SentRequest {
+  /** Bytes of the JSON body. */
+  bytes: number;
+  /** A request asking for a summary (compaction), not a turn. */
+  summary: boolean;
+  body: unknown;
+}
+
+export interface ReadingSession {
+  result: RunResult;
+  events: AgentEvent[];
+  requests: SentRequest[];
+  /** How many of the scripted edits are on disk at the end. */
+  editsOnDisk: number;
+}
+
+export const SESSION_SUMMARY = 'Summary: read the source files one by one and made small edits.';
+
+export async function runReadingSession(options: ReadingSessionOptions): Promise<ReadingSession> {
+  const root = realpathSync(await mkdtemp(join(tmpdir(), 'ci-agent-context-')));
+  try {
+    const padding = 'lorem ipsum dolor sit amet '.repeat(2);
+    for (let file = 0; file < options.files; file++) {
+      const lines = Array.from(
+        { length: options.linesPerFile },
+        (_, line) => `F${file}L${line}: ${padding}`,
+      );
+      await writeFile(join(root, `file${file}.txt`), `${lines.join('\n')}\n`);
+    }
+    const edited: string[] = [];
+    let turn = 0;
+    const respond = (request: RecordedRequest): ReplayTurnInput => {
+      if (!hasTools(request.body)) return [{ type: 'text', text: SESSION_SUMMARY }];
+      const index = turn++;
+      if (index >= options.turns) return [{ type: 'text', text: 'Done.' }];
+      const previous = (index - 1) % options.files;
+      if (index > 0 && index % options.editEvery === options.editEvery - 1) {
+        const marker = `F${previous}L${index % options.linesPerFile}:`;
+        edited.push(join(root, `file${previous}.txt`), marker);
+        return [
+          { type: 'text', text: `Fixing line ${index} of file ${previous}.` },
+          {
+            type: 'tool_use',
+            id: `toolu_${index}`,
+            name: 'Edit',
+            input: {
+              file_path: join(root, `file${previous}.txt`),
+              old_string: marker,
+              new_string: `${marker} edited`,
+            },
+          },
+        ];
+      }
+      return [
+        { type: 'text', text: `Reading file ${index % options.files}.` },
+        {
+          type: 'tool_use',
+          id: `toolu_${index}`,
+          name: 'Read',
+          input: { file_path: join(root, `file${index % options.files}.txt`) },
+        },
+      ];
+    };
+    const server = await startReplayServer({
+      turns: Array.from({ length: options.turns * 2 + 10 }, () => respond),
+    });
+    const events: AgentEvent[] = [];
+    const fileState = new FileStateCache();
+    const result = await runAgent({
+      prompt: 'Read every source file and fix the lines that need it.',
+      model: 'claude-sonnet-5-5',
+      systemPrompt: 'You are a careful CI agent.',
+      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+      pipeline: {
+        registry: new ToolRegistry([readTool, editTool]),
+        policy: {
+          mode: 'bypassPermissions',
+          allow: [],
+          deny: [],
+          ask: [],
+          askDefault: 'deny',
+          workspaceRoots: [root],
+        },
+        hooks: noHooks,
+        makeContext: (toolUseId, signal) => ({
+          projectDir: root,
+          workspaceRoots: [root],
+          shell: { cwd: root },
+          fileState,
+          signal,
+          toolUseId,
+          env: {},
+          ripgrepPath: null,
+        }),
+        events: () => undefined,
+      },
+      permissionMode: 'bypassPermissions',
+      cwd: root,
+      events: (event) => events.push(event),
+      contextManagement: options.contextManagement,
+    });
+    await server.close();
+    let editsOnDisk = 0;
+    for (let index = 0; index < edited.length; index += 2) {
+      const text = await readFile(edited[index] as string, 'utf8');
+      if (text.includes(`${edited[index + 1]} edited`)) editsOnDisk++;
+    }
+    const requests = server.requests.map((request) => ({
+      bytes: Buffer.byteLength(JSON.stringify(request.body)),
+      summary: !hasTools(request.body),
+      body: request.body,
+    }));
+    return { result, events, requests, editsOnDisk };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function hasTools(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'tools' in body;
+}

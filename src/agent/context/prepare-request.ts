@@ -1,0 +1,109 @@
+/**
+ * What one request sends, derived from the full conversation the loop keeps. Pure: the same
+ * messages and compaction state always give the same request, which keeps the cached prefix valid.
+ *
+ * 1. Compaction: when the older part was summarised, the request is the task (first message) with
+ *    the summary appended, then the messages kept from `keptFrom` on.
+ * 2. Results of turns older than the boundary are reduced, in this order:
+ *    - errors and the results of file writes (their diffs) stay whole;
+ *    - a read that a later call (itself behind the boundary) made stale becomes a note (content
+ *      replacement);
+ *    - a result longer than `shortenAboveChars` becomes one line (microcompact).
+ *    The boundary keeps the last `keepRecentTurns` turns whole and moves in steps of
+ *    `boundaryStep` turns, so the prefix changes once per step, not on every request.
+ */
+import type { Message, ToolResultBlock, UserContentBlock, UserMessage } from '../../model/types.js';
+import type { ContextSettings } from './context-settings.js';
+import { shortenedNote, supersededNote } from './result-notes.js';
+import { findSupersededReads } from './stale-reads.js';
+import { fileAccessOf, indexToolCalls, resultChars } from './tool-calls.js';
+
+export interface CompactionState {
+  /** Index in the full conversation of the first message sent verbatim (an assistant message). */
+  keptFrom: number;
+  summary: string;
+}
+
+export type PrepareSettings = Pick<
+  ContextSettings,
+  'keepRecentTurns' | 'boundaryStep' | 'shortenAboveChars'
+> & { cwd: string };
+
+export function prepareRequest(
+  messages: readonly Message[],
+  settings: PrepareSettings,
+  compaction?: CompactionState,
+): Message[] {
+  const [task, ...rest] = messages;
+  if (task === undefined) return [];
+  const calls = indexToolCalls(messages);
+  const boundary = shortenBeforeTurn(turnsIn(messages), settings);
+  // Only calls behind the boundary count as superseding: a re-read in a recent turn would otherwise
+  // rewrite an old note on any request, not just when the boundary moves, and break the cache.
+  const settled = new Map([...calls].filter(([, call]) => call.turn < boundary));
+  const superseded = findSupersededReads(settled, settings.cwd);
+  const reduce = (result: ToolResultBlock): ToolResultBlock => {
+    const call = calls.get(result.tool_use_id);
+    if (call === undefined || call.turn >= boundary || result.is_error === true) return result;
+    const access = fileAccessOf(call, settings.cwd);
+    if (access?.kind === 'write') return result;
+    const by = superseded.get(call.id);
+    const note =
+      by !== undefined && access !== undefined
+        ? supersededNote(call, access.path, by)
+        : resultChars(result) > settings.shortenAboveChars
+          ? shortenedNote(call, result)
+          : undefined;
+    if (note === undefined || note.length >= resultChars(result)) return result;
+    return { type: 'tool_result', tool_use_id: result.tool_use_id, content: note };
+  };
+  // The API requires a user message first, so the task is one; the check only narrows the type.
+  const head =
+    compaction === undefined || task.role !== 'user' ? task : withSummary(task, compaction.summary);
+  const tail = compaction === undefined ? rest : messages.slice(compaction.keptFrom);
+  return [head, ...tail.map((message) => reduceMessage(message, reduce))];
+}
+
+/** Turns before this index may be reduced: a multiple of the step, behind the recent turns. */
+export function shortenBeforeTurn(
+  turns: number,
+  settings: Pick<ContextSettings, 'keepRecentTurns' | 'boundaryStep'>,
+): number {
+  const eligible = Math.max(0, turns - settings.keepRecentTurns);
+  return Math.floor(eligible / settings.boundaryStep) * settings.boundaryStep;
+}
+
+export function turnsIn(messages: readonly Message[]): number {
+  return messages.filter((message) => message.role === 'assistant').length;
+}
+
+/** The task message with the summary of the compacted part after it. */
+export function withSummary(task: UserMessage, summary: string): UserMessage {
+  const blocks: UserContentBlock[] =
+    typeof task.content === 'string' ? [{ type: 'text', text: task.content }] : task.content;
+  return {
+    role: 'user',
+    content: [
+      ...blocks,
+      {
+        type: 'text',
+        text: `<conversation-summary>\nThe earlier part of this session was compacted to save context. What happened in it:\n\n${summary}\n</conversation-summary>`,
+      },
+    ],
+  };
+}
+
+function reduceMessage(
+  message: Message,
+  reduce: (result: ToolResultBlock) => ToolResultBlock,
+): Message {
+  if (message.role !== 'user' || typeof message.content === 'string') return message;
+  let changed = false;
+  const content = message.content.map((block) => {
+    if (block.type !== 'tool_result') return block;
+    const reduced = reduce(block);
+    if (reduced !== block) changed = true;
+    return reduced;
+  });
+  return changed ? { role: 'user', content } : message;
+}

@@ -1,0 +1,269 @@
+/**
+ * One running MCP server: started (stdio) or reached (http, sse), initialized, its tools listed,
+ * then called until the run ends. Every failure is turned into a sentence that names the server
+ * and says what happened; the callers decide whether it is the operator's (start) or the
+ * model's (call) to read.
+ *
+ * Startup: spawn or connect → initialize → tools/list (all pages), all within one deadline.
+ * A server that exits later is remembered as gone: its calls fail at once with why.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage } from '../util/errors.js';
+import type { McpServerConfig } from './server-config.js';
+import { ProcessGroupStdioTransport } from './stdio-transport.js';
+
+export type { McpToolInfo };
+
+export interface McpConnectOptions {
+  name: string;
+  /** Expanded: no `${VAR}` left. */
+  config: McpServerConfig;
+  /** Where a stdio server runs: the project directory. */
+  cwd: string;
+  /** The parent environment; a stdio server gets only the SDK's minimal set from it. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  startupTimeoutMs: number;
+  signal?: AbortSignal;
+  clientVersion?: string;
+  /** Per signal step when a stdio server is stopped. */
+  graceMs?: number;
+}
+
+export interface McpCallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (message: string) => void;
+}
+
+/** A server that could not be started or reached; the message is complete. */
+export class McpStartError extends Error {
+  override readonly name = 'McpStartError';
+}
+
+/** A call that failed outside the tool (transport, protocol, timeout); the message is complete. */
+export class McpCallError extends Error {
+  override readonly name = 'McpCallError';
+}
+
+/**
+ * The environment of a stdio server: the SDK's minimal inherited set (HOME, LOGNAME, PATH,
+ * SHELL, TERM, USER), taken from the parent, plus exactly what its configuration names.
+ */
+export function serverEnvironment(
+  parentEnv: Readonly<Record<string, string | undefined>>,
+  configured: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of DEFAULT_INHERITED_ENV_VARS) {
+    const value = parentEnv[name];
+    // A value starting with "()" is an exported shell function: never passed on (as the SDK does).
+    if (value !== undefined && !value.startsWith('()')) env[name] = value;
+  }
+  return { ...env, ...configured };
+}
+
+export class McpConnection {
+  private gone: string | undefined;
+  private closing = false;
+
+  private constructor(
+    readonly name: string,
+    private readonly client: Client,
+    private readonly transport: Transport,
+    readonly tools: readonly McpToolInfo[],
+  ) {
+    client.onclose = () => {
+      if (!this.closing) this.gone = this.describeEnd();
+    };
+  }
+
+  static async open(options: McpConnectOptions): Promise<McpConnection> {
+    const transport = makeTransport(options);
+    const client = new Client({ name: 'ci-agent', version: options.clientVersion ?? '0' });
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.startupTimeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([deadline.signal, options.signal])
+      : deadline.signal;
+    const request = { signal, timeout: options.startupTimeoutMs };
+    try {
+      await client.connect(transport, request);
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, request);
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return new McpConnection(options.name, client, transport, tools);
+    } catch (error) {
+      await stopQuietly(client, transport);
+      throw new McpStartError(startFailure(options, transport, error, deadline.signal.aborted));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether the server can still be called. */
+  get alive(): boolean {
+    return this.gone === undefined && !this.closing;
+  }
+
+  /** The server's process id (stdio only). */
+  get pid(): number | undefined {
+    return this.transport instanceof ProcessGroupStdioTransport ? this.transport.pid : undefined;
+  }
+
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
+    if (this.gone !== undefined) throw new McpCallError(this.goneMessage());
+    try {
+      const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        ...(options.onProgress && {
+          onprogress: ({ progress, total, message }) =>
+            options.onProgress?.(
+              message ?? `${progress}${total === undefined ? '' : ` of ${total}`}`,
+            ),
+        }),
+      });
+      return result as CallToolResult;
+    } catch (error) {
+      if (options.signal.aborted) throw error;
+      if (this.gone !== undefined || isCode(error, ErrorCode.ConnectionClosed)) {
+        this.gone ??= this.describeEnd();
+        throw new McpCallError(this.goneMessage());
+      }
+      if (isCode(error, ErrorCode.RequestTimeout)) {
+        throw new McpCallError(
+          `MCP tool "${tool}" of server "${this.name}" did not answer within ${seconds(options.timeoutMs)}; the call was cancelled`,
+        );
+      }
+      throw new McpCallError(`MCP server "${this.name}" failed the call: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Stops the server (stdio) or ends the session (http); `force` skips the polite steps. */
+  async close(options: { force?: boolean } = {}): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (options.force && this.transport instanceof ProcessGroupStdioTransport) {
+      this.transport.kill();
+    }
+    if (this.transport instanceof StreamableHTTPClientTransport && !options.force) {
+      // Ask the server to drop the session; a server that does not answer is not waited for.
+      await Promise.race([
+        this.transport.terminateSession().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+      ]);
+    }
+    await stopQuietly(this.client, this.transport);
+  }
+
+  private describeEnd(): string {
+    const transport = this.transport;
+    if (transport instanceof ProcessGroupStdioTransport) {
+      const how = transport.exitDescription ?? 'closed its connection';
+      const stderr = transport.stderrTail;
+      return stderr ? `it ${how}; its stderr ends: ${lastLines(stderr)}` : `it ${how}`;
+    }
+    return 'the connection was closed';
+  }
+
+  private goneMessage(): string {
+    return `MCP server "${this.name}" is no longer running (${this.gone}); its tools cannot be used for the rest of this run`;
+  }
+}
+
+function makeTransport(options: McpConnectOptions): Transport {
+  const config = options.config;
+  if (config.type === 'stdio') {
+    return new ProcessGroupStdioTransport({
+      command: config.command,
+      args: config.args,
+      env: serverEnvironment(options.parentEnv, config.env),
+      cwd: options.cwd,
+      ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+    });
+  }
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new McpStartError(
+      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not a URL (expected http:// or https://)`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new McpStartError(
+      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not http:// or https://`,
+    );
+  }
+  const requestInit = { headers: { ...config.headers } };
+  return config.type === 'http'
+    ? new StreamableHTTPClientTransport(url, { requestInit })
+    : new SSEClientTransport(url, { requestInit });
+}
+
+function startFailure(
+  options: McpConnectOptions,
+  transport: Transport,
+  error: unknown,
+  timedOut: boolean,
+): string {
+  const prefix = `MCP server "${options.name}"`;
+  const stderr =
+    transport instanceof ProcessGroupStdioTransport && transport.stderrTail
+      ? `; its stderr ends: ${lastLines(transport.stderrTail)}`
+      : '';
+  if (timedOut) {
+    return `${prefix} did not finish starting within ${seconds(options.startupTimeoutMs)} (mcp.startupTimeoutSeconds in the policy sets the limit)${stderr}`;
+  }
+  if (options.signal?.aborted) return `${prefix} was not started: the run was stopped`;
+  if (transport instanceof ProcessGroupStdioTransport && transport.exitDescription) {
+    return `${prefix} ${transport.exitDescription} before it was ready${stderr}`;
+  }
+  const target = options.config.type === 'stdio' ? '' : ` at ${options.config.url}`;
+  return `${prefix}${target} failed to start: ${causeOf(error)}${stderr}`;
+}
+
+async function stopQuietly(client: Client, transport: Transport): Promise<void> {
+  try {
+    await client.close();
+  } catch {
+    // already closed
+  }
+  // Client.close does nothing when connect never finished; the transport may still run.
+  await transport.close().catch(() => undefined);
+}
+
+function isCode(error: unknown, code: number): boolean {
+  return error instanceof McpError && error.code === code;
+}
+
+/** fetch hides the reason (ECONNREFUSED…) in `cause`. */
+function causeOf(error: unknown): string {
+  const message = errorMessage(error);
+  if (error instanceof Error && error.cause instanceof Error) {
+    return `${message} (${error.cause.message})`;
+  }
+  return message;
+}
+
+function lastLines(text: string): string {
+  return text.split('\n').slice(-5).join('\n');
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,194 @@
+/**
+ * The MCP stdio transport, with the server in a process group of its own. The SDK's transport
+ * signals only the process it started; a server launched through `npx`, `uvx` or a shell script
+ * runs as a grandchild and would outlive the run. Here every signal goes to the whole group.
+ *
+ * Closing: end stdin (the polite way to ask a stdio server to stop), wait `graceMs`; SIGTERM the
+ * group, wait `graceMs`; SIGKILL the group. Whatever the leader left behind in its group is
+ * killed once it has exited, however it exited.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export interface StdioServerProcess {
+  command: string;
+  args: readonly string[];
+  /** The whole environment of the server: nothing else is inherited. */
+  env: Readonly<Record<string, string>>;
+  cwd: string;
+  /** Per signal step when closing; default 1000 ms. */
+  graceMs?: number;
+}
+
+/** Characters of stderr kept for messages about a server that failed. */
+const STDERR_TAIL_CHARS = 2_000;
+/** After the leader exits, how long its pipes may stay open (held by a leftover) before we stop. */
+const PIPE_DRAIN_MS = 200;
+
+export class ProcessGroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly buffer = new ReadBuffer();
+  private stderr = '';
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private closed = false;
+  private readonly exited: Promise<void>;
+  private markExited!: () => void;
+
+  constructor(private readonly server: StdioServerProcess) {
+    this.exited = new Promise((resolve) => (this.markExited = resolve));
+  }
+
+  /** The server's process id (its group id too), once started. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** The end of what the server wrote to stderr: what explains a failure. */
+  get stderrTail(): string {
+    return this.stderr.trim();
+  }
+
+  /** How the server ended, in words; undefined while it runs. */
+  get exitDescription(): string | undefined {
+    if (!this.exit) return undefined;
+    if (this.exit.signal) return `was killed by ${this.exit.signal}`;
+    return `exited with code ${this.exit.code}`;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('the MCP server process was already started');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.server.command, [...this.server.args], {
+        cwd: this.server.cwd,
+        env: this.server.env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
+      this.child = child;
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        // Only a failed spawn rejects; later errors (a failed kill) are reported.
+        if (child.pid === undefined) {
+          this.markExited();
+          this.finish();
+          reject(new Error(`cannot start ${this.server.command}: ${error.message}`));
+        } else this.onerror?.(error);
+      });
+      child.once('exit', (code, signal) => {
+        this.recordExit(code, signal);
+        this.killGroup('SIGKILL');
+        // Normally stdout closes right after; if a leftover held it open, stop waiting.
+        setTimeout(() => this.finish(), PIPE_DRAIN_MS).unref();
+      });
+      child.once('close', () => this.finish());
+      child.stdout?.on('data', (chunk: Buffer) => {
+        try {
+          this.buffer.append(chunk);
+        } catch (error) {
+          // One message over the buffer's limit: dropped; the call waiting for it times out.
+          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
+        this.drainMessages();
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
+      });
+      // Writing to a server that died gives EPIPE; its exit is what gets reported.
+      child.stdin?.on('error', () => undefined);
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.exit || this.closed) {
+      return Promise.reject(new Error('the MCP server process is not running'));
+    }
+    return new Promise((resolve) => {
+      if (stdin.write(serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.exit) {
+      this.finish();
+      return;
+    }
+    const grace = this.server.graceMs ?? 1_000;
+    child.stdin?.end();
+    if (await this.exitsWithin(grace)) return;
+    this.killGroup('SIGTERM');
+    if (await this.exitsWithin(grace)) return;
+    this.killGroup('SIGKILL');
+    await this.exited;
+  }
+
+  /** Stops the server at once: for a cancelled run, where nobody waits for a polite exit. */
+  kill(): void {
+    this.killGroup('SIGKILL');
+  }
+
+  private exitsWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void this.exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private killGroup(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: the group is already empty.
+    }
+  }
+
+  private recordExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exit) return;
+    this.exit = { code, signal };
+    this.markExited();
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.drainMessages({ deferAfterNotification: false });
+    this.buffer.clear();
+    this.onclose?.();
+  }
+
+  private drainMessages({ deferAfterNotification = true } = {}): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.buffer.readMessage();
+      } catch (error) {
+        // A line that is not JSON-RPC (a server logging to stdout): report it, keep reading.
+        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+      // The SDK handles a notification one microtask later than a response: a progress
+      // notification read together with its call's response would find its handler gone.
+      if (deferAfterNotification && !('id' in message)) {
+        queueMicrotask(() => this.drainMessages());
+        return;
+      }
+    }
+  }
+}
