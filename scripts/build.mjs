@@ -49,7 +49,10 @@ function licenses(metafile) {
   const entries = [...roots].map((root) => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     const file = readdirSync(root).find((name) => /^(licen[sc]e|copying)/i.test(name));
-    const text = file ? readFileSync(join(root, file), 'utf8').trim() : '(no license file)';
+    // Line endings as the repository stores them (LF), so a rebuild matches the committed file.
+    const text = file
+      ? readFileSync(join(root, file), 'utf8').replaceAll('\r\n', '\n').trim()
+      : '(no license file)';
     return { name: manifest.name, text: `${manifest.name}\n${manifest.license ?? ''}\n${text}` };
   });
   entries.sort((a, b) => a.name.localeCompare(b.name));
