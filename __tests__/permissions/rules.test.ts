@@ -112,8 +112,23 @@ describe('ruleMatches', () => {
       ['Agent(Explore)', 'allow', false],
       ['Agent(Explore)', 'deny', true],
       ['Agent(Explore)', 'ask', true],
-    ] as const)('%s as %s → %s (never allows, fails closed)', (text, kind, expected) => {
-      expect(ruleMatches(rule(text), target('Agent', undefined, ['Task']), kind)).toBe(expected);
+    ] as const)(
+      '%s as %s → %s without a subagent type (never allows, fails closed)',
+      (text, kind, expected) => {
+        expect(ruleMatches(rule(text), target('Agent', undefined, ['Task']), kind)).toBe(expected);
+      },
+    );
+  });
+
+  describe('when the tool is Agent', () => {
+    it.each([
+      ['Agent(Explore)', 'Explore', 'allow', true],
+      ['Task(Explore)', 'Explore', 'deny', true],
+      ['Agent(Explore)', 'general-purpose', 'deny', false],
+      ['Agent(Explore)', 'general-purpose', 'allow', false],
+      ['Agent(explore)', 'Explore', 'deny', false],
+    ] as const)('%s against the type %s as %s → %s', (text, type, kind, expected) => {
+      expect(ruleMatches(rule(text), target('Agent', type, ['Task']), kind)).toBe(expected);
     });
   });
 

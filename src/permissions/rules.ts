@@ -150,6 +150,10 @@ export function ruleMatches(rule: PermissionRule, target: RuleTarget, kind: Rule
   if (target.toolName === 'WebFetch') {
     return domainRuleMatches(content, target.request.ruleContent, kind);
   }
+  // `Agent(Explore)` / `Task(Explore)`: the subagent type, named exactly.
+  if (target.toolName === 'Agent' && target.request.ruleContent !== undefined) {
+    return content.trim() === target.request.ruleContent;
+  }
   // A specifier this module cannot evaluate never allows; it denies and asks to be safe.
   return kind !== 'allow';
 }
