@@ -13,7 +13,8 @@ import { startReplayServer } from '../src/model/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 const RUNS = 7;
-const ACTION = resolve('dist/index.js');
+// CI_AGENT_BENCH_ACTION=FILE measures another build (e.g. an older dist/ checked out elsewhere).
+const ACTION = resolve(process.env.CI_AGENT_BENCH_ACTION ?? 'dist/index.js');
 // CI_AGENT_BENCH_PROFILE=DIR writes a CPU profile of every action run there, to see where time goes.
 const PROFILE_ARGS = process.env.CI_AGENT_BENCH_PROFILE
   ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.CI_AGENT_BENCH_PROFILE)}`]

@@ -43,7 +43,9 @@ export async function streamTurn(
       ? undefined
       : {
           ...started,
-          content: [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block),
+          content: answeredOnly(
+            [...blocks.entries()].sort(([a], [b]) => a - b).map(([, block]) => block),
+          ),
           stopReason: null,
         };
   try {
@@ -82,4 +84,15 @@ export async function streamTurn(
     new Error('the model stream ended without a complete message'),
     partial(),
   );
+}
+
+/**
+ * A server tool call (web search) whose result never arrived cannot be sent back: the API
+ * rejects a `server_tool_use` without its result. Such calls leave the partial response.
+ */
+export function answeredOnly(blocks: AssistantContentBlock[]): AssistantContentBlock[] {
+  const answered = new Set(
+    blocks.flatMap((block) => (block.type === 'web_search_tool_result' ? [block.tool_use_id] : [])),
+  );
+  return blocks.filter((block) => block.type !== 'server_tool_use' || answered.has(block.id));
 }
