@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HooksConfig } from '../../src/hooks/config.js';
+import type { PermissionMode } from '../../src/permissions/types.js';
 import { buildChildEnv } from '../../src/util/child-env.js';
 import type { HookProject } from './hook-fixture.js';
 import { group, live, makeHookProject, on, preRequest } from './hook-fixture.js';
@@ -77,6 +78,18 @@ describe('createHookRunner: execution', () => {
       });
       await hooks.preToolUse(preRequest());
       expect(JSON.parse(project.read('in.json'))).toMatchObject({ permission_mode: 'acceptEdits' });
+    });
+
+    it('reports the mode at the time of the call when it is given as a getter', async () => {
+      let mode: PermissionMode = 'plan';
+      const { hooks } = project.runner(on('PreToolUse', ['cat > in.json']), {
+        permissionMode: () => mode,
+      });
+      await hooks.preToolUse(preRequest());
+      expect(JSON.parse(project.read('in.json'))).toMatchObject({ permission_mode: 'plan' });
+      mode = 'default';
+      await hooks.preToolUse(preRequest());
+      expect(JSON.parse(project.read('in.json'))).toMatchObject({ permission_mode: 'default' });
     });
   });
 

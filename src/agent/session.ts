@@ -136,7 +136,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
           projectDir,
           sessionId,
           transcriptPath: options.transcriptPath ?? '',
-          permissionMode: options.permissionMode,
+          permissionMode: () => policy.mode,
           cwd,
           env: childEnv,
           ...(agent && { agent }),

@@ -33,7 +33,8 @@ export interface HookRunnerOptions {
   sessionId: string;
   /** Where the session writes its transcript; only passed on to hooks. */
   transcriptPath: string;
-  permissionMode: PermissionMode;
+  /** The mode now: a getter when it can change during the run (ExitPlanMode leaves plan mode). */
+  permissionMode: PermissionMode | (() => PermissionMode);
   /** The current working directory (the Bash tool's shell cwd): hooks run there. */
   cwd: () => string;
   /** Already free of secrets (buildChildEnv); the runner only adds CLAUDE_PROJECT_DIR. */
@@ -91,7 +92,10 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
         session_id: options.sessionId,
         transcript_path: options.transcriptPath,
         cwd,
-        permission_mode: options.permissionMode,
+        permission_mode:
+          typeof options.permissionMode === 'function'
+            ? options.permissionMode()
+            : options.permissionMode,
         hook_event_name: firing.event,
         ...(options.agent && { agent_id: options.agent.id, agent_type: options.agent.type }),
         ...firing.payload,
