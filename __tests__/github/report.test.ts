@@ -280,6 +280,38 @@ describe('ReportCollector', () => {
     );
   });
 
+  it('counts model API retries, kept cut-off responses and compactions, and says so', () => {
+    const retry: AgentEvent = {
+      type: 'api-retry',
+      attempt: 1,
+      maxRetries: 10,
+      delayMs: 500,
+      status: 529,
+      error: 'overloaded',
+      message: 'Overloaded',
+    };
+    const report = collect([
+      retry,
+      { ...retry, attempt: 2 },
+      {
+        type: 'partial-response',
+        messageId: 'm',
+        keptBlocks: 1,
+        toolUseIds: ['t'],
+        status: undefined,
+        error: 'stream_dropped',
+        message: 'cut',
+      },
+      { type: 'compact-boundary', trigger: 'auto', preTokens: 150_000 },
+      ...events(),
+    ]);
+    expect(report.incidents).toEqual({ apiRetries: 2, partialResponses: 1, compactions: 1 });
+    expect(renderReport(report, context)).toMatch(
+      / · 2 model API retries · 1 cut-off response\(s\) kept · context compacted 1×/,
+    );
+    expect(renderReport(collect(), context)).not.toContain('retr');
+  });
+
   it('shows no task list when the model never wrote one', () => {
     const report = collect();
     expect(report.todos).toBeUndefined();

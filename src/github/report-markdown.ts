@@ -127,7 +127,18 @@ function numbers(report: RunReport): string {
     `$${result.totalCostUsd.toFixed(4)}`,
     `${(result.durationMs / 1000).toFixed(1)} s`,
     `model ${report.model ?? Object.keys(result.modelUsage).join(', ')}`,
+    ...incidents(report),
   ].join(' · ');
+}
+
+/** Only what happened: a clean run's line stays short. */
+function incidents(report: RunReport): string[] {
+  const { apiRetries, partialResponses, compactions } = report.incidents;
+  return [
+    apiRetries > 0 ? `${apiRetries} model API ${apiRetries === 1 ? 'retry' : 'retries'}` : '',
+    partialResponses > 0 ? `${partialResponses} cut-off response(s) kept` : '',
+    compactions > 0 ? `context compacted ${compactions}×` : '',
+  ].filter(Boolean);
 }
 
 function quote(text: string): string {

@@ -33,11 +33,19 @@ export interface RunReport {
   lastText: string;
   /** The model's task list as TodoWrite last set it; undefined when it never did. */
   todos?: TodoItem[];
+  /** What the model API and the context cost the run along the way. */
+  incidents: { apiRetries: number; partialResponses: number; compactions: number };
   result?: RunResult;
 }
 
 export class ReportCollector {
-  readonly report: RunReport = { calls: [], denials: [], hookRuns: [], lastText: '' };
+  readonly report: RunReport = {
+    calls: [],
+    denials: [],
+    hookRuns: [],
+    lastText: '',
+    incidents: { apiRetries: 0, partialResponses: 0, compactions: 0 },
+  };
   private turn = 0;
   private readonly byId = new Map<string, ToolCallEntry>();
 
@@ -95,6 +103,15 @@ export class ReportCollector {
       case 'result':
         this.report.result = event.result;
         this.report.denials = event.result.permissionDenials;
+        return;
+      case 'api-retry':
+        this.report.incidents.apiRetries++;
+        return;
+      case 'partial-response':
+        this.report.incidents.partialResponses++;
+        return;
+      case 'compact-boundary':
+        this.report.incidents.compactions++;
         return;
       case 'tool-progress':
       case 'tool-results-message':
