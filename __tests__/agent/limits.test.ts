@@ -18,6 +18,7 @@ import { makePipeline } from '../helpers/pipeline-harness.js';
 import { controlledTool, makeCallLog } from '../helpers/test-tools.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
+import { isAlive } from '../helpers/processes.js';
 
 let server: ReplayServer | undefined;
 let workspace: Workspace | undefined;
@@ -230,20 +231,6 @@ describe('runSession with a per-tool timeout', () => {
       /Bash did not finish within 1s and was stopped \(the time limit for one call\)\.$/,
     );
     expect(existsSync(pidFile)).toBe(true);
-    expect(processAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
   }, 20_000);
 });
-
-/** Alive and not a zombie (PID 1 in a container may not reap orphans). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}

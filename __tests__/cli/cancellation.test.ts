@@ -13,6 +13,7 @@ import type { ReplayScriptEntry, ReplayServer } from '../../src/model/replay-ser
 import { createPause, startReplayServer } from '../../src/model/replay-server.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
+import { isAlive } from '../helpers/processes.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const CLI = join(REPO, 'src/cli/index.ts');
@@ -23,7 +24,7 @@ let server: ReplayServer | undefined;
 let workspace: Workspace | undefined;
 const leftovers: number[] = [];
 afterEach(async () => {
-  for (const pid of leftovers.splice(0)) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   await server?.close();
   workspace?.cleanup();
   server = undefined;
@@ -148,7 +149,7 @@ describe('the CLI on SIGTERM', () => {
     leftovers.push(...pids);
     expect(run.code).toBe(143);
     expect(run.stopMs).toBeLessThan(5_000);
-    expect(pids.filter(processAlive)).toEqual([]);
+    expect(pids.filter(isAlive)).toEqual([]);
     expectCompleteFiles(run);
     expect(server?.requests).toHaveLength(1);
   }, 40_000);
@@ -169,7 +170,7 @@ describe('the CLI on SIGTERM', () => {
     expect(pause.isReleased).toBe(false);
     expect(run.code).toBe(143);
     expect(run.stopMs).toBeLessThan(5_000);
-    expect(pids.filter(processAlive)).toEqual([]);
+    expect(pids.filter(isAlive)).toEqual([]);
     expectCompleteFiles(run);
     const assistant = run.transcript[1]?.message as { content: unknown[]; stop_reason: unknown };
     expect(assistant.content).toHaveLength(1);
@@ -209,18 +210,4 @@ function parseLines(text: string): Line[] {
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Line);
-}
-
-/** Alive and not a zombie (PID 1 in a container may not reap orphans). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }

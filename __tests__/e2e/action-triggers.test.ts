@@ -282,26 +282,7 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
 
   describe('when the run is killed mid-way', () => {
     it('leaves the tool log, a partial report and an updated comment, and fails the step', async () => {
-      const harness = await startActionHarness({
-        files: {
-          ...FILES,
-          '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash(sleep:*)\n',
-        },
-        seed: { issues: [ISSUE] },
-      });
-      const model = await startModel({
-        turns: [
-          [
-            {
-              type: 'tool_use',
-              id: 'toolu_01',
-              name: 'Bash',
-              input: { command: 'sleep 30', description: 'Wait' },
-            },
-          ],
-          [{ type: 'text', text: 'unreachable' }],
-        ],
-      });
+      const { harness, model } = await sleepingRun();
       const run = await runBuiltAction(harness, model, {
         payload: issueLabeled(),
         eventName: 'issues',
@@ -331,26 +312,7 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
 
   describe('when the run reaches its time limit', () => {
     it("stops the tool, ends as 'limit', says which limit and fails the step", async () => {
-      const harness = await startActionHarness({
-        files: {
-          ...FILES,
-          '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash(sleep:*)\n',
-        },
-        seed: { issues: [ISSUE] },
-      });
-      const model = await startModel({
-        turns: [
-          [
-            {
-              type: 'tool_use',
-              id: 'toolu_01',
-              name: 'Bash',
-              input: { command: 'sleep 30', description: 'Wait' },
-            },
-          ],
-          [{ type: 'text', text: 'unreachable' }],
-        ],
-      });
+      const { harness, model } = await sleepingRun();
       const started = Date.now();
       const run = await runBuiltAction(harness, model, {
         payload: issueLabeled(),
@@ -372,6 +334,22 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
     });
   });
 });
+
+/** A labelled issue whose model first asks for a 30 s `sleep` the policy allows. */
+async function sleepingRun() {
+  const harness = await startActionHarness({
+    files: { ...FILES, '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash(sleep:*)\n' },
+    seed: { issues: [ISSUE] },
+  });
+  const sleep = { command: 'sleep 30', description: 'Wait' };
+  const model = await startModel({
+    turns: [
+      [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: sleep }],
+      [{ type: 'text', text: 'unreachable' }],
+    ],
+  });
+  return { harness, model };
+}
 
 /** SIGTERM as soon as the tool log shows the Bash call allowed, i.e. the tool is starting. */
 async function stopWhenToolRuns(child: ChildProcess, logPath: string): Promise<void> {

@@ -8,85 +8,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
-import { webhookExample } from '../github/webhook-examples.js';
 import {
   ACTION,
   API_KEY,
   OWNER,
-  REPO,
   TOKEN,
   runBuiltAction,
   startActionHarness,
   startModel,
 } from '../helpers/action-harness.js';
 import type { ActionHarness } from '../helpers/action-harness.js';
-
-const SAMPLE = {
-  'src/stats.js':
-    'export function mean(values) {\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total / values.length;\n}\n',
-  '.github/ci-agent.yml':
-    'permissions:\n  onAsk:\n    default: deny\n    tools:\n      Edit: allow\n',
-};
+import { FILES, ISSUE, fixTurns, issueLabeled } from './trigger-fixtures.js';
 
 function setup(permission: 'write' | 'read' = 'write', actor = OWNER): Promise<ActionHarness> {
-  return startActionHarness({
-    files: SAMPLE,
-    permission,
-    actor,
-    seed: {
-      issues: [
-        {
-          repo: `${OWNER}/${REPO}`,
-          number: 1,
-          title: 'mean() is wrong',
-          body: 'mean([1,2,3]) gives 1.67',
-          labels: ['ci-agent'],
-        },
-      ],
-    },
-  });
-}
-
-function issueLabeled(label: string, sender = OWNER) {
-  const payload = webhookExample('issues', (example) => example.action === 'labeled');
-  payload.issue.number = 1;
-  payload.issue.title = 'mean() is wrong';
-  payload.issue.body = 'mean([1,2,3]) gives 1.67';
-  if (payload.label) payload.label.name = label;
-  payload.sender.login = sender;
-  payload.sender.type = 'User';
-  payload.repository.name = REPO;
-  payload.repository.full_name = `${OWNER}/${REPO}`;
-  payload.repository.owner.login = OWNER;
-  payload.repository.default_branch = 'main';
-  return payload;
-}
-
-function fixTurns(root: string): ReplayScriptEntry[] {
-  return [
-    [
-      {
-        type: 'tool_use',
-        id: 'toolu_01',
-        name: 'Read',
-        input: { file_path: `${root}/src/stats.js` },
-      },
-    ],
-    [
-      {
-        type: 'tool_use',
-        id: 'toolu_02',
-        name: 'Edit',
-        input: {
-          file_path: `${root}/src/stats.js`,
-          old_string: 'let i = 1',
-          new_string: 'let i = 0',
-        },
-      },
-    ],
-    [{ type: 'text', text: 'The loop skipped the first value; it starts at 0 now.' }],
-  ];
+  return startActionHarness({ files: FILES, permission, actor, seed: { issues: [ISSUE] } });
 }
 
 describe('the GitHub Action (dist/index.js)', () => {

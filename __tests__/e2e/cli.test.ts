@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
+import { isAlive } from '../helpers/processes.js';
 
 /** What a default-mode session offers (ExitPlanMode only in plan mode). */
 const ALL_TOOLS = [
@@ -292,7 +293,7 @@ describe('ci-agent -p (built CLI)', () => {
     const result = run.lines[run.lines.length - 1] as { type: string; subtype: string };
     expect(result).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
     const pid = Number(readFileSync(pidFile, 'utf8'));
-    expect(processAlive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   describe('when the setup is wrong', () => {
@@ -338,17 +339,3 @@ describe('ci-agent -p (built CLI)', () => {
     });
   });
 });
-
-/** Alive and not a zombie (PID 1 here does not reap orphans). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}

@@ -114,13 +114,14 @@ export const ISSUE = {
   labels: ['ci-agent'],
 };
 
-export function issueLabeled() {
+/** Issue #1 labelled `label` by `sender`. */
+export function issueLabeled(label = 'ci-agent', sender = OWNER) {
   const payload = repositoryOf(webhookExample('issues', (example) => example.action === 'labeled'));
   payload.issue.number = 1;
   payload.issue.title = ISSUE.title;
   payload.issue.body = ISSUE.body;
-  if (payload.label) payload.label.name = 'ci-agent';
-  payload.sender.login = OWNER;
+  if (payload.label) payload.label.name = label;
+  payload.sender.login = sender;
   payload.sender.type = 'User';
   return payload;
 }

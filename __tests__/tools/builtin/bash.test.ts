@@ -5,7 +5,7 @@ import type { BashOutput } from '../../../src/tools/builtin/bash/output.js';
 import type { ToolContext, ToolProgress } from '../../../src/tools/tool.js';
 import { buildChildEnv } from '../../../src/util/child-env.js';
 import { makeContext, makeWorkspace, runTool, type Workspace } from '../../helpers/tool-harness.js';
-import { isAlive, printedPids } from './bash/process-helpers.js';
+import { isAlive, printedPids } from '../../helpers/processes.js';
 
 let workspace: Workspace;
 let context: ToolContext;

@@ -5,7 +5,7 @@ import {
 } from '../../../../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../../../../src/util/child-env.js';
 import { makeWorkspace, type Workspace } from '../../../helpers/tool-harness.js';
-import { isAlive, printedPids } from './process-helpers.js';
+import { isAlive, printedPids } from '../../../helpers/processes.js';
 
 let workspace: Workspace;
 

@@ -1,4 +1,4 @@
-/** Process checks for the Bash tests (Linux: reads /proc). */
+/** Process checks for tests of what runs commands (Linux: reads /proc). */
 import { readFileSync } from 'node:fs';
 
 /** Whether the process runs; a zombie (exited, not yet reaped by init) counts as dead. */
