@@ -12,14 +12,13 @@ import { join } from 'node:path';
 import type { ContextSettings } from '../src/agent/context/context-settings.js';
 import type { AgentEvent, RunResult } from '../src/agent/events.js';
 import { runAgent } from '../src/agent/loop.js';
-import { noHooks } from '../src/hooks/types.js';
 import { createAnthropicClient } from '../src/model/anthropic-client.js';
 import type { RecordedRequest, ReplayTurnInput } from '../src/model/replay-server.js';
 import { startReplayServer } from '../src/model/replay-server.js';
 import { editTool } from '../src/tools/builtin/edit.js';
 import { readTool } from '../src/tools/builtin/read.js';
 import { FileStateCache } from '../src/tools/file-state.js';
-import { ToolRegistry } from '../src/tools/registry.js';
+import { benchPipeline } from './bench-pipeline.js';
 
 export interface ReadingSessionOptions {
   turns: number;
@@ -102,29 +101,7 @@ export async function runReadingSession(options: ReadingSessionOptions): Promise
       model: 'claude-sonnet-5-5',
       systemPrompt: 'You are a careful CI agent.',
       modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
-      pipeline: {
-        registry: new ToolRegistry([readTool, editTool]),
-        policy: {
-          mode: 'bypassPermissions',
-          allow: [],
-          deny: [],
-          ask: [],
-          askDefault: 'deny',
-          workspaceRoots: [root],
-        },
-        hooks: noHooks,
-        makeContext: (toolUseId, signal) => ({
-          projectDir: root,
-          workspaceRoots: [root],
-          shell: { cwd: root },
-          fileState,
-          signal,
-          toolUseId,
-          env: {},
-          ripgrepPath: null,
-        }),
-        events: () => undefined,
-      },
+      pipeline: benchPipeline([readTool, editTool], root, { fileState }),
       permissionMode: 'bypassPermissions',
       cwd: root,
       events: (event) => events.push(event),

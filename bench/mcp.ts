@@ -14,12 +14,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { join } from 'node:path';
 import { executeSingleToolUse } from '../src/execution/pipeline.js';
 import type { PipelineDeps } from '../src/execution/pipeline.js';
-import { noHooks } from '../src/hooks/types.js';
 import { McpConnection } from '../src/mcp/mcp-connection.js';
 import { createMcpTool } from '../src/mcp/mcp-tool.js';
-import { FileStateCache } from '../src/tools/file-state.js';
-import { ToolRegistry } from '../src/tools/registry.js';
 import { fmt, median, percentile, printTable } from './stats.js';
+import { benchPipeline } from './bench-pipeline.js';
 
 const SERVER = join(process.cwd(), 'node_modules', '.bin', 'mcp-server-everything');
 const CALLS = 2_000;
@@ -55,29 +53,7 @@ function pipelineFor(connection: McpConnection): PipelineDeps {
     timeoutMs: 60_000,
   });
   const root = process.cwd();
-  return {
-    registry: new ToolRegistry([tool]),
-    policy: {
-      mode: 'bypassPermissions',
-      allow: [],
-      deny: [],
-      ask: [],
-      askDefault: 'deny',
-      workspaceRoots: [root],
-    },
-    hooks: noHooks,
-    makeContext: (toolUseId, signal) => ({
-      projectDir: root,
-      workspaceRoots: [root],
-      shell: { cwd: root },
-      fileState: new FileStateCache(),
-      signal,
-      toolUseId,
-      env: {},
-      ripgrepPath: null,
-    }),
-    events: () => undefined,
-  };
+  return benchPipeline([tool], root);
 }
 
 async function time(action: () => Promise<unknown>): Promise<number> {

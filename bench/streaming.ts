@@ -15,18 +15,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAgent } from '../src/agent/loop.js';
-import type { PipelineDeps } from '../src/execution/pipeline.js';
-import { noHooks } from '../src/hooks/types.js';
 import { createAnthropicClient } from '../src/model/anthropic-client.js';
 import type { ReplayBlock } from '../src/model/replay-server.js';
 import { startReplayServer } from '../src/model/replay-server.js';
 import { z } from 'zod';
 import { bashTool } from '../src/tools/builtin/bash.js';
 import { defineTool } from '../src/tools/tool.js';
-import { FileStateCache } from '../src/tools/file-state.js';
-import { ToolRegistry } from '../src/tools/registry.js';
 import { buildChildEnv } from '../src/util/child-env.js';
 import { fmt, printTable } from './stats.js';
+import { benchPipeline } from './bench-pipeline.js';
 
 const TURNS = 5;
 const STREAM_MS = 1_000;
@@ -88,29 +85,7 @@ async function session(
   tools = [bashTool],
 ): Promise<SessionTiming> {
   const server = await startReplayServer({ turns: script() });
-  const deps: PipelineDeps = {
-    registry: new ToolRegistry(tools),
-    policy: {
-      mode: 'bypassPermissions',
-      allow: [],
-      deny: [],
-      ask: [],
-      askDefault: 'deny',
-      workspaceRoots: [root],
-    },
-    hooks: noHooks,
-    makeContext: (toolUseId, signal) => ({
-      projectDir: root,
-      workspaceRoots: [root],
-      shell: { cwd: root },
-      fileState: new FileStateCache(),
-      signal,
-      toolUseId,
-      env: buildChildEnv(process.env),
-      ripgrepPath: null,
-    }),
-    events: () => undefined,
-  };
+  const deps = benchPipeline(tools, root, { env: buildChildEnv(process.env) });
   let streamMs = 0;
   let toolWaitMs = 0;
   let requestAt = performance.now();
