@@ -291,6 +291,62 @@ describe('runSession with the Agent tool', () => {
     });
   });
 
+  describe('when a SubagentStop hook says the agent is not done', () => {
+    it('sends the agent back to work once, with agent fields, and no session hook fires for it', async () => {
+      workspace = makeWorkspace('ci-agent-subagent-session-');
+      const payloads = workspace.path('subagent-stop.ndjson');
+      const starts = workspace.path('session-start.ndjson');
+      // Blocks the first stop only: the second payload has stop_hook_active set.
+      const hook = `input=$(cat); echo "$input" >> ${payloads}; case "$input" in *'"stop_hook_active":true'*) exit 0;; esac; echo 'run the checks first' >&2; exit 2`;
+      const { result, events } = await run(
+        [
+          { content: [agentCall('toolu_agent', 'Look around.', 'Explore')], usage: usage(100, 5) },
+          { content: [{ type: 'text', text: 'Looked.' }], usage: usage(50, 5) },
+          { content: [{ type: 'text', text: 'Checked too.' }], usage: usage(60, 5) },
+          { content: [{ type: 'text', text: 'Done.' }], usage: usage(120, 5) },
+        ],
+        {
+          hooksConfig: {
+            SubagentStop: [
+              { matcher: 'Explore', hooks: [{ type: 'command', command: hook, source: 'test' }] },
+              {
+                matcher: 'general-purpose',
+                hooks: [{ type: 'command', command: 'exit 2', source: 'test' }],
+              },
+            ],
+            SessionStart: [
+              { hooks: [{ type: 'command', command: `cat >> ${starts}`, source: 'test' }] },
+            ],
+          },
+        },
+      );
+
+      expect(result.subtype).toBe('success');
+      const sent = server!.requests.map((request) => messagesOf(request));
+      // The agent's third request carries the hook's reason as the next user message.
+      const retold = sent[2]!;
+      expect(JSON.stringify(retold[retold.length - 1])).toContain('run the checks first');
+      expect(JSON.stringify(resultsIn(server!.requests[3])[0]?.content)).toContain('Checked too.');
+      const stops = readFileSync(payloads, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(stops.map((payload) => payload.stop_hook_active)).toEqual([false, true]);
+      expect(stops[0]).toMatchObject({
+        hook_event_name: 'SubagentStop',
+        agent_type: 'Explore',
+        last_assistant_message: 'Looked.',
+      });
+      expect(typeof stops[0]?.agent_id).toBe('string');
+      // SessionStart fired once, for the session, not for the agent.
+      expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(1);
+      const runs = events.flatMap((event) =>
+        event.type === 'subagent-event' && event.event.type === 'hook-run' ? [event.event.run] : [],
+      );
+      expect(runs.map((run) => run.event)).toEqual(['SubagentStop', 'SubagentStop']);
+    });
+  });
+
   describe('when a bare Task deny rule is in force', () => {
     it('does not offer the Agent tool', async () => {
       await run([[{ type: 'text', text: 'ok' }]], {

@@ -12,14 +12,16 @@
  *      Bash cwd (starting where the parent's is) and its own record of what it has read, so the
  *      parent's read-before-write and staleness guards still speak for the parent alone;
  *   4. runAgent under the Agent call's signal (the run's abort, the time limit and the call's
- *      ceiling all reach it) and a turn cap. No session hooks fire for it (Claude Code fires
- *      SubagentStop, which the hooks here do not have yet);
+ *      ceiling all reach it) and a turn cap. Of the session hooks only SubagentStop fires for
+ *      it, when it would end (a block sends it back to work, as Stop does for the session);
  *   5. its events go to the session's sink as `subagent-event`s under the Agent call's id; each
  *      response's usage is added to the session's tracker as it arrives (the run's cost and
  *      budget include it), and its permission denials join the session's when it ends.
  */
 import { randomBytes } from 'node:crypto';
 import type { PipelineDeps } from '../execution/pipeline.js';
+import { noHooks } from '../hooks/types.js';
+import type { SessionHookRunner } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
 import type { UsageTracker } from '../model/pricing.js';
 import { emptyUsage } from '../model/types.js';
@@ -58,7 +60,7 @@ export interface SubagentRunnerOptions {
   /** The session's tools; read when each subagent starts (MCP tools register late). */
   registry: ToolRegistry;
   /** The session's hooks for one subagent: its agent fields in every payload, run in its cwd. */
-  hooksFor(agent: { id: string; type: string }, cwd: () => string): PipelineDeps['hooks'];
+  hooksFor(agent: { id: string; type: string }, cwd: () => string): SessionHookRunner;
   /** The context of one of the subagent's calls; whatever port it carries, runSubagent is dropped. */
   makeContext(toolUseId: string, signal: AbortSignal, workspace: SubagentWorkspace): ToolContext;
   /** The subagent's system prompt, from its tool names and its type's instructions. */
@@ -118,10 +120,11 @@ export function createSubagentRunner(
         event,
       });
     };
+    const hooks = options.hooksFor(agent, () => workspace.shell.cwd);
     const pipeline: PipelineDeps = {
       registry,
       policy: options.policy,
-      hooks: options.hooksFor(agent, () => workspace.shell.cwd),
+      hooks,
       makeContext: (toolUseId, signal) => {
         const { runSubagent: _noNesting, ...context } = options.makeContext(
           toolUseId,
@@ -146,6 +149,7 @@ export function createSubagentRunner(
       signal: request.signal,
       ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
       events,
+      sessionHooks: asSubagentStop(hooks),
       ...(left !== undefined && { maxBudgetUsd: left }),
       ...(options.retry !== undefined && { retry: options.retry }),
     });
@@ -162,6 +166,19 @@ export function createSubagentRunner(
       usage: result.usage,
       totalCostUsd: result.totalCostUsd,
     };
+  };
+}
+
+/**
+ * A subagent's session hooks: only its end, as SubagentStop, which may send it back to work like
+ * Stop does for the session (the loop's Stop handling, its cap included). The session's other
+ * events (SessionStart, UserPromptSubmit, SessionEnd) belong to the session, not to its subagents.
+ */
+export function asSubagentStop(hooks: SessionHookRunner): SessionHookRunner {
+  return {
+    ...noHooks,
+    has: (event) => event === 'Stop' && hooks.has('SubagentStop'),
+    stop: (request) => hooks.subagentStop(request),
   };
 }
 

@@ -9,6 +9,7 @@ export const HOOK_EVENTS = [
   'PostToolUse',
   'PostToolUseFailure',
   'Stop',
+  'SubagentStop',
   'SessionStart',
   'UserPromptSubmit',
   'SessionEnd',

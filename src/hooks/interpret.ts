@@ -57,6 +57,7 @@ const BLOCKING_EVENTS: ReadonlySet<HookEventName> = new Set([
   'PostToolUse',
   'PostToolUseFailure',
   'Stop',
+  'SubagentStop',
   'UserPromptSubmit',
 ]);
 

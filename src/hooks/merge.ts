@@ -75,13 +75,16 @@ export function mergePostToolUse(
   return merged;
 }
 
-export function mergeStop(results: readonly HandlerResult[]): Merged<StopOutcome> {
-  const { stop, systemMessages } = common('Stop', results);
+export function mergeStop(
+  results: readonly HandlerResult[],
+  event: 'Stop' | 'SubagentStop' = 'Stop',
+): Merged<StopOutcome> {
+  const { stop, systemMessages } = common(event, results);
   const merged: Merged<StopOutcome> = { systemMessages };
   if (stop) merged.stop = stop;
   const instruction = blockTexts(
     results,
-    (label, reason) => `Stop hook ${label} says the work is not finished: ${reason}`,
+    (label, reason) => `${event} hook ${label} says the work is not finished: ${reason}`,
   );
   if (instruction) merged.continueWith = { reason: instruction };
   return merged;

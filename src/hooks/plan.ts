@@ -1,7 +1,7 @@
 /**
  * Which handlers run for one event firing. Matchers test the tool name on tool events, the
- * source on SessionStart and the reason on SessionEnd (CC-COMPAT §1.3); the other events run
- * every group. After matching, a command string that repeats runs once: the first occurrence
+ * source on SessionStart, the reason on SessionEnd and the agent type on SubagentStop
+ * (CC-COMPAT §1.3); the other events run every group. After matching, a command string that repeats runs once: the first occurrence
  * is kept, and becomes required when any repeat is required (fail closed wins).
  */
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
@@ -29,6 +29,7 @@ const MATCHED_EVENTS: ReadonlySet<HookEventName> = new Set([
   'PostToolUseFailure',
   'SessionStart',
   'SessionEnd',
+  'SubagentStop',
 ]);
 const LABEL_CHARS = 60;
 

@@ -182,6 +182,19 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       return { ...mergeStop(results), runs };
     },
 
+    async subagentStop(request) {
+      const { results, runs } = await fire({
+        event: 'SubagentStop',
+        ...optional('matchValue', options.agent?.type),
+        payload: {
+          stop_hook_active: request.stopHookActive,
+          ...optional('last_assistant_message', request.lastAssistantMessage),
+        },
+        ...optional('signal', request.signal),
+      });
+      return { ...mergeStop(results, 'SubagentStop'), runs };
+    },
+
     async sessionStart(request) {
       const { results, runs } = await fire({
         event: 'SessionStart',

@@ -155,6 +155,8 @@ export interface HookRunner {
 export interface SessionHookRunner extends HookRunner {
   postToolUseFailure(request: PostToolUseFailureRequest): Promise<PostToolUseFailureOutcome>;
   stop(request: StopRequest): Promise<StopOutcome>;
+  /** A subagent is about to finish (its runner's agent fields name it; matchers test its type). */
+  subagentStop(request: StopRequest): Promise<StopOutcome>;
   sessionStart(request: SessionStartRequest): Promise<SessionStartOutcome>;
   userPromptSubmit(request: UserPromptSubmitRequest): Promise<UserPromptSubmitOutcome>;
   sessionEnd(request: SessionEndRequest): Promise<SessionEndOutcome>;
@@ -169,6 +171,7 @@ export const noHooks: SessionHookRunner = {
   postToolUse: async () => ({ additionalContext: [], runs: [] }),
   postToolUseFailure: async () => ({ additionalContext: [], runs: [] }),
   stop: async () => ({ systemMessages: [], runs: [] }),
+  subagentStop: async () => ({ systemMessages: [], runs: [] }),
   sessionStart: emptyContext,
   userPromptSubmit: emptyContext,
   sessionEnd: async () => ({ systemMessages: [], runs: [] }),

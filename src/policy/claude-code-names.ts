@@ -10,7 +10,6 @@ export const UNSUPPORTED_HOOK_EVENTS: readonly string[] = [
   'PreCompact',
   'PostCompact',
   'SubagentStart',
-  'SubagentStop',
   'PermissionRequest',
   'PermissionDenied',
   'PostToolBatch',
