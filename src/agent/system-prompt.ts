@@ -100,7 +100,8 @@ export async function gatherEnvironment(cwd: string, now = new Date()): Promise<
   // Two git processes, not four: `status --branch` also says whether this is a repository (it
   // fails outside one) and names the branch in its first line.
   const [status, log] = await Promise.all([
-    git(cwd, ['status', '--short', '--branch']),
+    // A status that only reads: it takes no optional lock on the index (nor refreshes it).
+    git(cwd, ['--no-optional-locks', 'status', '--short', '--branch']),
     // `%H` (the full sha) of every commit, of which the first is HEAD's, then `--oneline`'s text.
     git(cwd, ['log', '-n', '5', '--format=%H %h %s']),
   ]);

@@ -15,18 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
-import { gatherEnvironment } from '../agent/system-prompt.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
-import { loadPolicy } from '../policy/load-policy.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
+import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
+import type { CheckoutState } from './checkout-state.js';
 import { upsertReportComment, workingComment } from './comment.js';
 import type { CommentTarget } from './comment.js';
 import { deriveTask, policyRef, readEventContext } from './context.js';
@@ -73,6 +73,9 @@ export async function runAction(
   const decided = deriveTask(event, inputs);
   if (decided.kind === 'skip') return skipped(commands, decided.reason);
   const task = decided;
+  const early = worksOnHead(task)
+    ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
+    : undefined;
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
   const authorization = await authorizeActor(octokit, {
     owner: event.owner,
@@ -86,7 +89,7 @@ export async function runAction(
       'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
     );
   }
-  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands);
+  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands, early);
 }
 
 async function work(
@@ -98,8 +101,9 @@ async function work(
   env: NodeJS.ProcessEnv,
   signal: AbortSignal | undefined,
   commands: WorkflowCommands,
+  early: (() => Promise<CheckoutState>) | undefined,
 ): Promise<ActionOutcome> {
-  const workspace = env.GITHUB_WORKSPACE || process.cwd();
+  const workspace = workspaceOf(env);
   const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
   mkdirSync(artifactsDir, { recursive: true });
   const paths = {
@@ -139,6 +143,8 @@ async function work(
           })
         : pullRequestOfTask(task);
     prNumber = pr?.number;
+    // Read before the branch is created: no git command runs beside another on this checkout.
+    const readEarly = early ? await early() : undefined;
     branch = await prepareBranch(git, task, event, pr);
     // After the checkout, so that the code under review is what the agent sees, and its
     // configuration is the base branch's.
@@ -173,19 +179,9 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    // The repository's state for the system prompt, read once: its HEAD is also what the agent's
-    // changes are measured against.
-    const [environment, policy] = await Promise.all([
-      gatherEnvironment(workspace),
-      loadPolicy({
-        projectDir: workspace,
-        policyPath: inputs.policy === '.github/ci-agent.yml' ? undefined : inputs.policy,
-      }),
-    ]);
-    const baseSha = environment.git?.headSha;
-    if (baseSha === undefined) {
-      throw new Error(`the workspace ${workspace} is not a git checkout with a commit`);
-    }
+    const { environment, policy, baseSha } = readEarly
+      ? onBranch(readEarly, branch)
+      : await readCheckoutState(workspace, inputs.policy);
     for (const warning of policy.warnings) commands.warning(masker.mask(warning));
     transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
@@ -422,6 +418,10 @@ function commitMessage(task: Task): string {
 
 function minutes(value: number | undefined): number | undefined {
   return value === undefined ? undefined : value * 60_000;
+}
+
+function workspaceOf(env: NodeJS.ProcessEnv): string {
+  return env.GITHUB_WORKSPACE || process.cwd();
 }
 
 function skipped(commands: WorkflowCommands, reason: string): ActionOutcome {
