@@ -54,6 +54,7 @@ export interface HandlerOptions {
   matcher?: string;
   timeout?: number;
   required?: boolean;
+  if?: string;
 }
 
 /** One group with one command handler. */
@@ -61,6 +62,7 @@ export function group(command: string, options: HandlerOptions = {}) {
   const handler: HookHandlerConfig = { type: 'command', command, source: 'test-settings.json' };
   if (options.timeout !== undefined) handler.timeout = options.timeout;
   if (options.required !== undefined) handler.required = options.required;
+  if (options.if !== undefined) handler.if = options.if;
   return {
     ...(options.matcher === undefined ? {} : { matcher: options.matcher }),
     hooks: [handler],

@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HooksConfig } from '../../src/hooks/config.js';
+import type { RuleTarget } from '../../src/permissions/rules.js';
 import type { PermissionMode } from '../../src/permissions/types.js';
 import { buildChildEnv } from '../../src/util/child-env.js';
 import type { HookProject } from './hook-fixture.js';
@@ -90,6 +92,41 @@ describe('createHookRunner: execution', () => {
       mode = 'default';
       await hooks.preToolUse(preRequest());
       expect(JSON.parse(project.read('in.json'))).toMatchObject({ permission_mode: 'default' });
+    });
+  });
+
+  describe('when a handler has an "if" rule', () => {
+    const target = (command: string): RuleTarget => ({
+      toolName: 'Bash',
+      aliases: [],
+      request: { access: 'execute', ruleContent: command },
+      projectDir: project.root,
+      homeDir: '/nonexistent-home',
+    });
+    const guarded = () =>
+      project.runner(on('PreToolUse', ['echo ran >> runs.txt'], { if: 'Bash(git push:*)' }));
+    const runs = () =>
+      existsSync(join(project.root, 'runs.txt')) ? project.read('runs.txt').trim().split('\n') : [];
+
+    it('runs for a call the rule matches, also as part of a compound command', async () => {
+      const { hooks } = guarded();
+      await hooks.preToolUse({ ...preRequest(), target: target('git push origin main') });
+      await hooks.preToolUse({ ...preRequest(), target: target('cd app && git push') });
+      expect(runs()).toEqual(['ran', 'ran']);
+    });
+
+    it('does not run for a call the rule does not match, nor without the call to match', async () => {
+      const { hooks, records } = guarded();
+      await hooks.preToolUse({ ...preRequest(), target: target('git status') });
+      await hooks.preToolUse(preRequest());
+      expect(runs()).toEqual([]);
+      expect(records).toEqual([]);
+    });
+
+    it('never runs on an event that is not about a tool call', async () => {
+      const { hooks } = project.runner(on('Stop', ['echo ran >> runs.txt'], { if: 'Bash' }));
+      await hooks.stop({ stopHookActive: false });
+      expect(runs()).toEqual([]);
     });
   });
 

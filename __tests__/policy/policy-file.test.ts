@@ -415,6 +415,18 @@ describe('parsePolicyFile', () => {
       );
     });
 
+    it('takes a hook\'s "if" rule, and names a broken one', () => {
+      const layer = parse(
+        "hooks: { PreToolUse: [{ hooks: [{ type: command, command: x, if: 'Bash(git push:*)' }] }] }",
+      );
+      expect(layer.hooks.PreToolUse?.[0]?.hooks[0]?.if).toBe('Bash(git push:*)');
+      expect(
+        problems(
+          "hooks: { PreToolUse: [{ hooks: [{ type: command, command: x, if: 'Bash(' }] }] }",
+        ),
+      ).toContain('hooks.PreToolUse[0].hooks[0].if: ');
+    });
+
     it('says which Claude Code hook fields ci-agent does not support', () => {
       expect(
         problems(

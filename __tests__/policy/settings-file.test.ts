@@ -210,10 +210,6 @@ describe('parseSettingsFile', () => {
         'required: only the ci-agent policy file can mark a hook required; ignored',
       ],
       [
-        { if: 'Bash(git *)' },
-        'if: the hook field "if" is not supported by ci-agent; the hook runs for every call its matcher matches',
-      ],
-      [
         { statusMessage: 'Linting' },
         'statusMessage: the hook field "statusMessage" is not supported by ci-agent; ignored',
       ],
@@ -226,6 +222,26 @@ describe('parseSettingsFile', () => {
       expect(layer.warnings).toEqual([
         expect.stringContaining(`hooks.PreToolUse[0].hooks[0].${warning}`),
       ]);
+    });
+
+    it('keeps an "if" rule: the hook runs only for the calls it matches', () => {
+      const layer = parse({
+        hooks: { PreToolUse: [{ hooks: [{ ...command('x'), if: 'Bash(git push:*)' }] }] },
+      });
+      expect(layer.hooks).toEqual({
+        PreToolUse: [
+          { hooks: [{ type: 'command', command: 'x', source: FILE, if: 'Bash(git push:*)' }] },
+        ],
+      });
+      expect(layer.warnings).toEqual([]);
+    });
+
+    it('skips a hook whose "if" is not a rule, rather than run it for every call', () => {
+      const layer = parse({
+        hooks: { PreToolUse: [{ hooks: [{ ...command('x'), if: 'Bash(' }] }] },
+      });
+      expect(layer.hooks).toEqual({});
+      expect(layer.warnings).toEqual([expect.stringMatching(/if: .*; hook skipped/)]);
     });
 
     it('keeps a Stop group but ignores its matcher, which has nothing to match', () => {

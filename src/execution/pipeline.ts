@@ -165,6 +165,7 @@ export async function executeSingleToolUse(
       toolName: tool.name,
       toolInput: hookInput,
       toolUseId: block.id,
+      target: permissionTarget,
       signal,
     });
     for (const run of pre.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run });
@@ -208,6 +209,7 @@ export async function executeSingleToolUse(
         toolName: tool.name,
         toolInput: hookInput,
         toolUseId: block.id,
+        target: permissionTarget,
         error,
         isInterrupt: signal.aborted,
         durationMs: callMs,
@@ -246,6 +248,7 @@ export async function executeSingleToolUse(
       toolName: tool.name,
       toolInput: hookInput,
       toolUseId: block.id,
+      target: permissionTarget,
       toolResponse: run.data,
       durationMs: callMs,
       signal,

@@ -23,6 +23,11 @@ export interface HookHandlerConfig {
   timeout?: number;
   /** ci-agent policy only: a PreToolUse hook that fails or never runs blocks the call (DECISIONS #7). */
   required?: boolean;
+  /**
+   * A permission rule (`Bash(git push:*)`): on tool events the hook runs only for calls the rule
+   * matches, with deny-rule semantics (any part of a compound command); on other events, never.
+   */
+  if?: string;
   /** The file (or flag) this handler was declared in, for the tool log. */
   source: string;
 }

@@ -55,6 +55,8 @@ export function planFiring(
   event: HookEventName,
   matchValue: string | undefined,
   defaultTimeoutSeconds: number,
+  /** Whether a handler's own condition (its `if` rule) lets it run for this firing. */
+  accepts: (handler: HookHandlerConfig) => boolean = (handler) => handler.if === undefined,
 ): FiringPlan {
   const handlers = new Map<string, PlannedHandler>();
   const unrunnable: FiringPlan['unrunnable'] = [];
@@ -70,6 +72,7 @@ export function planFiring(
     }
     if (filtered && !matcherAccepts(matcher, matchValue)) continue;
     for (const handler of group.handlers) {
+      if (!accepts(handler)) continue;
       const seen = handlers.get(handler.command);
       if (seen) seen.required ||= handler.required === true;
       else

@@ -9,7 +9,7 @@
  *   4. merge the verdicts (merge.ts) into the event's outcome.
  */
 import type { PermissionMode } from '../permissions/types.js';
-import type { HookEventName, HooksConfig } from './config.js';
+import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
 import { runHookProcess } from './hook-process.js';
 import { interpretRun, interpretUnrunnable } from './interpret.js';
 import type { HandlerResult } from './merge.js';
@@ -25,6 +25,8 @@ import { compileHooks, planFiring } from './plan.js';
 import type { RecordContext } from './records.js';
 import { recordOf } from './records.js';
 import type { HookRunRecord, SessionHookRunner } from './types.js';
+import { parseRule, ruleMatches } from '../permissions/rules.js';
+import type { RuleTarget } from '../permissions/rules.js';
 
 export interface HookRunnerOptions {
   config: HooksConfig;
@@ -54,6 +56,8 @@ interface Firing extends RecordContext {
   matchValue?: string;
   payload: Record<string, unknown>;
   signal?: AbortSignal;
+  /** The tool call, on tool events: what a handler's `if` rule is matched against. */
+  target?: RuleTarget;
 }
 
 interface Fired {
@@ -66,6 +70,7 @@ interface ToolRequest {
   toolInput: unknown;
   toolUseId: string;
   signal: AbortSignal;
+  target?: RuleTarget;
 }
 
 export function createHookRunner(options: HookRunnerOptions): SessionHookRunner {
@@ -75,7 +80,9 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
   const reported = new Set<CompiledGroup>();
 
   const fire = async (firing: Firing): Promise<Fired> => {
-    const plan = planFiring(hooks, firing.event, firing.matchValue, defaultTimeout);
+    const plan = planFiring(hooks, firing.event, firing.matchValue, defaultTimeout, (handler) =>
+      conditionHolds(handler, firing.target),
+    );
     const fired: Fired = { results: [], runs: [] };
     for (const { handler, group, error } of plan.unrunnable) {
       // A required PreToolUse hook that cannot run denies every call, so it is reported each time.
@@ -139,6 +146,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       signal: request.signal,
       toolName: request.toolName,
       toolUseId: request.toolUseId,
+      ...optional('target', request.target),
     });
 
   return {
@@ -229,4 +237,15 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
 /** `{ [key]: value }`, or nothing when the value is absent (payloads omit unknown fields). */
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+/**
+ * A handler's `if` rule (CC-COMPAT §1.1): without one it always runs; with one, only on a tool
+ * event, and only when the rule matches the call as a deny rule would (any part of a compound
+ * command, the file a command names), so a guard meant for `git push` also sees `cd x && git push`.
+ */
+function conditionHolds(handler: HookHandlerConfig, target: RuleTarget | undefined): boolean {
+  if (handler.if === undefined) return true;
+  if (target === undefined) return false;
+  return ruleMatches(parseRule(handler.if, handler.source), target, 'deny');
 }

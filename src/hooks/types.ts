@@ -5,6 +5,7 @@
  */
 import type { Behavior } from '../permissions/types.js';
 import type { HookEventName } from './config.js';
+import type { RuleTarget } from '../permissions/rules.js';
 
 /** How one handler's run ended. `skipped`: it never started (bad matcher, cancelled call). */
 export type HookRunStatus = 'completed' | 'timed-out' | 'failed-to-start' | 'aborted' | 'skipped';
@@ -37,6 +38,8 @@ export interface HookRunRecord {
 
 export interface PreToolUseRequest {
   toolName: string;
+  /** What the call asks of the policy: what a handler's `if` rule is matched against. */
+  target?: RuleTarget;
   toolInput: unknown;
   toolUseId: string;
   signal: AbortSignal;
@@ -60,6 +63,8 @@ export interface PreToolUseOutcome {
 
 export interface PostToolUseRequest {
   toolName: string;
+  /** What the call asks of the policy: what a handler's `if` rule is matched against. */
+  target?: RuleTarget;
   toolInput: unknown;
   toolUseId: string;
   /** The tool's structured output. */
@@ -80,6 +85,8 @@ export interface PostToolUseOutcome {
 
 export interface PostToolUseFailureRequest {
   toolName: string;
+  /** What the call asks of the policy: what a handler's `if` rule is matched against. */
+  target?: RuleTarget;
   toolInput: unknown;
   toolUseId: string;
   /** What the model was told went wrong. */

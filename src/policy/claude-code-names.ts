@@ -33,7 +33,6 @@ export const UNSUPPORTED_HOOK_EVENTS: readonly string[] = [
 
 /** Handler fields of current Claude Code that ci-agent does not implement. */
 export const UNSUPPORTED_HANDLER_KEYS: readonly string[] = [
-  'if',
   'async',
   'asyncRewake',
   'args',

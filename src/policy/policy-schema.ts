@@ -107,6 +107,14 @@ const handlerSchema = z.strictObject(
     command: z.string({ error: 'expected a shell command string' }).trim().min(1),
     timeout: z.number({ error: 'expected a positive number of seconds' }).positive().optional(),
     required: z.boolean({ error: 'expected true or false' }).optional(),
+    if: z
+      .string({ error: 'expected a permission rule string such as "Bash(git push:*)"' })
+      .superRefine((text, context) => {
+        const problem = ruleProblem(text);
+        if (problem !== undefined)
+          context.addIssue({ code: 'custom', message: problem, input: text });
+      })
+      .optional(),
   },
   { error: 'expected a hook such as {type: command, command: "npm test"}' },
 );

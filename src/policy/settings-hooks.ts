@@ -16,6 +16,7 @@ import {
   UNSUPPORTED_HOOK_EVENTS,
 } from './claude-code-names.js';
 import { didYouMean } from './did-you-mean.js';
+import { ruleProblem } from './rule-text.js';
 import type { Findings } from './findings.js';
 import { isPlainObject } from './findings.js';
 import type { PathSegment } from './policy-error.js';
@@ -141,8 +142,13 @@ function readHandler(
         true,
       );
     } else if (key === 'if') {
-      const effect = 'not supported by ci-agent; the hook runs for every call its matcher matches';
-      findings.warn([...path, key], `the hook field "if" is ${effect}`, true);
+      const problem = typeof value === 'string' ? ruleProblem(value) : 'expected a permission rule';
+      if (problem === undefined) result.if = value as string;
+      else {
+        // Running it for every call could block calls it was never meant for: skip it instead.
+        findings.warn([...path, key], `${problem}; hook skipped`, true);
+        return undefined;
+      }
     } else if (UNSUPPORTED_HANDLER_KEYS.includes(key)) {
       findings.warn(
         [...path, key],
