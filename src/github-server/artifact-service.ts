@@ -34,6 +34,8 @@ import {
   verifyRuntimeToken,
 } from './runtime-token.js';
 import type { ResultsScope } from './runtime-token.js';
+import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
+import { violationsOf } from './http.js';
 
 export type ArtifactOperation = 'CreateArtifact' | 'FinalizeArtifact' | 'UploadBlob';
 
@@ -220,15 +222,7 @@ export async function startArtifactService(
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') {
-    throw new Error('The fake artifact service has no TCP address.');
-  }
-  baseUrl = `http://127.0.0.1:${address.port}`;
+  baseUrl = await listenOnLoopback(server, 'fake artifact service');
 
   return {
     url: `${baseUrl}/`,
@@ -239,15 +233,8 @@ export async function startArtifactService(
     requests,
     faults,
     issueToken,
-    violations: () =>
-      requests.flatMap((request) =>
-        request.violations.map((violation) => `${request.method} ${request.path}: ${violation}`),
-      ),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    violations: () => violationsOf(requests),
+    close: () => closeServer(server),
   };
 }
 

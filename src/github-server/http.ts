@@ -175,3 +175,12 @@ function clamp(value: number, low: number, high: number): number {
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** What the fakes' recorded requests broke, each line led by the request's method and path. */
+export function violationsOf(
+  requests: readonly { method: string; path: string; violations: readonly string[] }[],
+): string[] {
+  return requests.flatMap((request) =>
+    request.violations.map((violation) => `${request.method} ${request.path}: ${violation}`),
+  );
+}

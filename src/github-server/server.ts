@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createFaultBook } from './faults.js';
 import type { GitHubFault } from './faults.js';
 import { JOB_LOG_PREFIX } from './handlers/actions.js';
-import { DOCUMENTATION_URL, GitHubError } from './http.js';
+import { DOCUMENTATION_URL, GitHubError, violationsOf } from './http.js';
 import type { Reply } from './http.js';
 import type { OperationIndex } from './operation-index.js';
 import { createRouter } from './router.js';
@@ -28,6 +28,7 @@ import type { GitHubSeed } from './seed.js';
 import type { GitHubState } from './state.js';
 import { GitHubStore } from './store.js';
 import { parseJson, readBody, recordableHeaders, send } from './wire.js';
+import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
 
 export interface GitHubServerOptions {
   /**
@@ -199,29 +200,15 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string')
-    throw new Error('The fake GitHub server has no TCP address.');
-  baseUrl = `http://127.0.0.1:${address.port}`;
+  baseUrl = await listenOnLoopback(server, 'fake GitHub server');
 
   return {
     url: baseUrl,
     state,
     requests,
     faults,
-    violations: () =>
-      requests.flatMap((request) =>
-        request.violations.map((violation) => `${request.method} ${request.path}: ${violation}`),
-      ),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    violations: () => violationsOf(requests),
+    close: () => closeServer(server),
   };
 }
 

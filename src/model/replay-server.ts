@@ -16,6 +16,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildMessage, buildStreamEvents, markPauseReached, pauseIndex } from './replay-events.js';
 import type { ReplayBlock, ReplayTurn, SseEvent } from './replay-events.js';
+import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
 
 export { createPause } from './replay-events.js';
 export type {
@@ -226,23 +227,13 @@ export async function startReplayServer(options: ReplayServerOptions = {}): Prom
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string')
-    throw new Error('The replay server has no TCP address.');
+  const url = await listenOnLoopback(server, 'replay server');
 
   return {
-    url: `http://127.0.0.1:${address.port}`,
+    url,
     requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        // Streams held at a pause or kept alive by the client must not keep the server open.
-        server.closeAllConnections();
-      }),
+    // Streams held at a pause or kept alive by the client must not keep the server open.
+    close: () => closeServer(server),
   };
 }
 
