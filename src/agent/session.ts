@@ -24,7 +24,13 @@ import { findRipgrep } from '../tools/builtin/search/find-ripgrep.js';
 import { webSearchOffer } from '../tools/builtin/web-search.js';
 import { FileStateCache } from '../tools/file-state.js';
 import { ToolRegistry } from '../tools/registry.js';
-import type { PermissionModeState, ShellState, TodoStore, ToolContext } from '../tools/tool.js';
+import type {
+  PermissionModeState,
+  ShellState,
+  TodoStore,
+  Tool,
+  ToolContext,
+} from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
 import type { EventSink, PermissionDenial, RunResult } from './events.js';
 import { runAgent } from './loop.js';
@@ -101,15 +107,13 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     workspaceRoots,
   };
 
-  // A bare-name (or name-glob) deny removes the tool from what the model is offered (CC-COMPAT §2.2).
+  // What the model is offered, built-in and MCP tools alike: what this session enables, less what
+  // a bare-name (or name-glob) deny removes (CC-COMPAT §2.2).
   const bareDenies = deny.filter((rule) => rule.content === undefined);
-  const registry = new ToolRegistry(
-    builtinTools.filter(
-      (tool) =>
-        tool.isEnabled({ permissionMode: options.permissionMode }) &&
-        !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')),
-    ),
-  );
+  const offered = (tool: Tool) =>
+    tool.isEnabled({ permissionMode: options.permissionMode }) &&
+    !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny'));
+  const registry = new ToolRegistry(builtinTools.filter(offered));
 
   const shell: ShellState = { cwd: projectDir };
   const todos: TodoStore = { todos: [] };
@@ -145,7 +149,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const hooks = hookRunner(() => shell.cwd);
   const ripgrepPath = findRipgrep(options.env.PATH);
   // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
-  const isReadDenied = readDeniedPredicate(deny, { projectDir, homeDir: homedir() });
+  const anchors = { projectDir, homeDir: homedir() };
+  const isReadDenied = readDeniedPredicate(deny, anchors);
   // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
   const usage = new UsageTracker();
   const queryModel = createModelQuery({
@@ -156,7 +161,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     onUsage: (model, used) => usage.add(model, used),
   });
   // Server-side web search goes into every request when the policy allows it (web-search.ts).
-  const webSearch = webSearchOffer(policy, { projectDir, homeDir: homedir() }).spec;
+  const webSearch = webSearchOffer(policy, anchors).spec;
   const modelClient = withServerTools(options.modelClient, webSearch ? [webSearch] : []);
   // What the session's calls and its subagents' calls share; the task list and subagents are
   // the session's alone.
@@ -206,10 +211,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ...(options.signal && { signal: options.signal }),
   });
   const closeMcp = () => mcp.close({ force: options.signal?.aborted === true });
-  for (const tool of mcp.tools) {
-    if (!bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny')))
-      registry.register(tool);
-  }
+  for (const tool of mcp.tools.filter(offered)) registry.register(tool);
   const systemPrompt = buildSystemPrompt({
     environment,
     memory,
