@@ -27,6 +27,7 @@ import { recordOf } from './records.js';
 import type { HookRunRecord, SessionHookRunner } from './types.js';
 import { parseRule, ruleMatches } from '../permissions/rules.js';
 import type { RuleTarget } from '../permissions/rules.js';
+import type { PermissionRule } from '../permissions/types.js';
 
 export interface HookRunnerOptions {
   config: HooksConfig;
@@ -247,5 +248,13 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
 function conditionHolds(handler: HookHandlerConfig, target: RuleTarget | undefined): boolean {
   if (handler.if === undefined) return true;
   if (target === undefined) return false;
-  return ruleMatches(parseRule(handler.if, handler.source), target, 'deny');
+  let rule = conditionRules.get(handler);
+  if (rule === undefined) {
+    rule = parseRule(handler.if, handler.source);
+    conditionRules.set(handler, rule);
+  }
+  return ruleMatches(rule, target, 'deny');
 }
+
+/** Each handler's `if` rule, parsed once rather than on every call it is asked about. */
+const conditionRules = new WeakMap<HookHandlerConfig, PermissionRule>();
