@@ -121,4 +121,28 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(comment?.body).toContain('the push failed');
     expect(github.state.pulls).toHaveLength(0);
   });
+
+  it('fails honestly when its branch cannot be created: no tool runs, nothing is pushed', async () => {
+    const harness = await setup();
+    const { origin, github } = harness;
+    // A branch named `ci-agent` leaves no room for `ci-agent/issue-1` (git refs are paths).
+    await origin.git(['branch', 'ci-agent']);
+    const before = readFileSync(join(origin.checkout, 'src/stats.js'), 'utf8');
+    const model = await startModel({ turns: fixTurns(origin.checkout) });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
+    expect(run.code, run.stdout).toBe(1);
+    expect(run.outputs.conclusion).toBe('failed');
+    expect(run.outputs['commit-sha']).toBe('');
+    expect(readFileSync(join(origin.checkout, 'src/stats.js'), 'utf8')).toBe(before);
+    expect(Object.keys(await origin.branches())).not.toContain('ci-agent/issue-1');
+    expect(github.state.pulls).toHaveLength(0);
+    const comment = github.state.comments.find((item) =>
+      item.body.includes('<!-- ci-agent:report -->'),
+    );
+    expect(comment?.body).toMatch(/### ❌ ci-agent: the run failed: .*ci-agent\/issue-1/);
+    expect(github.violations()).toEqual([]);
+  });
 });

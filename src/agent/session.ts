@@ -32,6 +32,7 @@ import type {
   ToolContext,
 } from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
+import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, RunResult } from './events.js';
 import { runAgent } from './loop.js';
 import type { AgentOptions } from './loop.js';
@@ -80,6 +81,12 @@ export interface SessionOptions {
   retry?: AgentOptions['retry'];
   /** What the system prompt says of the workspace, when the caller has it already. */
   environment?: EnvironmentInfo;
+  /**
+   * The workspace still being prepared (the action creates its branch while the first request
+   * is in flight). No tool call and no hook runs before it is ready; when it fails, the run
+   * stops with its error.
+   */
+  workspaceReady?: Promise<void>;
   /** The parent environment; secrets are removed before tools see it. */
   env: NodeJS.ProcessEnv;
   events: EventSink;
@@ -91,6 +98,7 @@ export interface SessionOptions {
 }
 
 export async function runSession(options: SessionOptions): Promise<RunResult> {
+  const { ready, signal } = workspaceGate(options.workspaceReady, options.signal);
   const projectDir = realpathSync(resolve(options.cwd));
   const workspaceRoots = [
     projectDir,
@@ -197,6 +205,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     makeContext,
     events: options.events,
     ...(options.toolTimeoutMs === undefined ? {} : { callTimeoutMs: options.toolTimeoutMs }),
+    ...(ready && { ready }),
   };
 
   const [environment, memory] = await Promise.all([
@@ -208,9 +217,9 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const mcp = await openSessionMcp(options.mcp, {
     projectDir,
     env: options.env,
-    ...(options.signal && { signal: options.signal }),
+    ...(signal && { signal }),
   });
-  const closeMcp = () => mcp.close({ force: options.signal?.aborted === true });
+  const closeMcp = () => mcp.close({ force: signal?.aborted === true });
   for (const tool of mcp.tools.filter(offered)) registry.register(tool);
   const systemPrompt = buildSystemPrompt({
     environment,
@@ -240,6 +249,9 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     toolTimeoutMs: options.toolTimeoutMs,
   });
 
+  // Hooks that run before the first request see the workspace as the tools will.
+  if (ready && (hooks.has('SessionStart') || hooks.has('UserPromptSubmit'))) await ready;
+
   return runAgent({
     prompt: options.prompt,
     model: options.model,
@@ -249,7 +261,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     permissionMode: options.permissionMode,
     cwd: projectDir,
     maxTurns: options.maxTurns,
-    signal: options.signal,
+    signal,
     sessionId,
     events: options.events,
     sessionHooks: hooks,
@@ -259,6 +271,25 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     usage,
     permissionDenials,
   }).finally(closeMcp);
+}
+
+/**
+ * The run's signal, which also stops the run when the workspace cannot be prepared, and the
+ * promise calls wait on (it rejects with the reason the run stopped).
+ */
+function workspaceGate(
+  workspaceReady: Promise<void> | undefined,
+  signal: AbortSignal | undefined,
+): { ready?: Promise<void>; signal?: AbortSignal } {
+  if (workspaceReady === undefined) return signal ? { signal } : {};
+  const failed = new AbortController();
+  const ready = workspaceReady.catch((error: unknown) => {
+    failed.abort(new Error(`the workspace could not be prepared: ${errorMessage(error)}`));
+    throw failed.signal.reason;
+  });
+  // Handled through the signal when no call waits on it.
+  ready.catch(() => undefined);
+  return { ready, signal: signal ? AbortSignal.any([signal, failed.signal]) : failed.signal };
 }
 
 /** An additional directory, resolved through symlinks; a clear error when it is not there. */

@@ -61,6 +61,11 @@ export interface PipelineDeps {
   events: EventSink;
   /** Ceiling for one call, whatever the tool's own timeout; default 15 minutes. */
   callTimeoutMs?: number;
+  /**
+   * The workspace still being prepared (the action creates its branch while the first request
+   * is in flight): every call waits for it, and none runs when it failed.
+   */
+  ready?: Promise<void>;
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 15 * 60_000;
@@ -124,6 +129,14 @@ export async function executeSingleToolUse(
       result: errorResult(block.id, denialText(block.name, decision)),
     });
   };
+
+  if (deps.ready) {
+    try {
+      await deps.ready;
+    } catch (error) {
+      return fail('aborted', errorMessage(error));
+    }
+  }
 
   // 1. find
   const tool = deps.registry.find(block.name);

@@ -32,6 +32,7 @@ import type { CommentTarget } from './comment.js';
 import { deriveTask, policyRef, readEventContext } from './context.js';
 import type { GitHubEvent } from './context.js';
 import { createGitHubClient } from './github-client.js';
+import { takePrefetchedGitOutput } from './prefetch.js';
 import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
@@ -74,7 +75,11 @@ export async function runAction(
   if (decided.kind === 'skip') return skipped(commands, decided.reason);
   const task = decided;
   const early = worksOnHead(task)
-    ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
+    ? startEarly(
+        readCheckoutState(workspaceOf(env), inputs.policy, {
+          gitOutput: takePrefetchedGitOutput(workspaceOf(env)),
+        }),
+      )
     : undefined;
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
   const authorization = await authorizeActor(octokit, {
@@ -145,7 +150,18 @@ async function work(
     prNumber = pr?.number;
     // Read before the branch is created: no git command runs beside another on this checkout.
     const readEarly = early ? await early() : undefined;
-    branch = await prepareBranch(git, task, event, pr);
+    // A task on HEAD creates its branch (at the same commit) while the first model request is
+    // in flight: tools and hooks wait for it (SessionOptions.workspaceReady). Any other task
+    // checks out first, since what it reads next depends on the checkout.
+    let branchReady: Promise<void> | undefined;
+    if (readEarly && !pr) {
+      branch = newBranchName(task, event);
+      branchReady = checkoutBranch(git, branch, 'HEAD');
+      // Surfaced by the session or below, never as an unhandled rejection.
+      branchReady.catch(() => undefined);
+    } else {
+      branch = await prepareBranch(git, task, event, pr);
+    }
     // After the checkout, so that the code under review is what the agent sees, and its
     // configuration is the base branch's.
     const configSource = pr ? { ref: pr.baseRef, from: 'base-branch' as const } : policyRef(task);
@@ -211,6 +227,7 @@ async function work(
         collector.handle(agentEvent);
       },
       signal,
+      ...(branchReady && { workspaceReady: branchReady }),
       mcp: {
         policy: policy.mcp,
         onStart: ({ servers, warnings }) => {
@@ -219,6 +236,8 @@ async function work(
         },
       },
     });
+    // A run that ended before any tool ran still needs its branch before it commits.
+    await branchReady;
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
 
     commitSha = await commitAll(git, commitMessage(task));
@@ -360,9 +379,14 @@ async function prepareBranch(
     await checkoutBranch(git, pr.headRef, 'FETCH_HEAD');
     return pr.headRef;
   }
-  const branch = task.kind === 'issue' ? task.branch : `ci-agent/run-${event.runId}`;
+  const branch = newBranchName(task, event);
   await checkoutBranch(git, branch, 'HEAD');
   return branch;
+}
+
+/** The branch a task that is not on a pull request works on, from HEAD. */
+function newBranchName(task: Task, event: GitHubEvent): string {
+  return task.kind === 'issue' ? task.branch : `ci-agent/run-${event.runId}`;
 }
 
 async function openPullRequest(

@@ -1,0 +1,147 @@
+/**
+ * SessionOptions.workspaceReady: the action creates its branch while the first model request is
+ * in flight. The request does not wait for it; tool calls and hooks do; a failure stops the run.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events.js';
+import { runSession } from '../../src/agent/session.js';
+import type { SessionOptions } from '../../src/agent/session.js';
+import { createAnthropicClient } from '../../src/model/anthropic-client.js';
+import type { ReplayScriptEntry, ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../src/model/replay-server.js';
+import type { Message } from '../../src/model/types.js';
+import { makeWorkspace } from '../helpers/tool-harness.js';
+import type { Workspace } from '../helpers/tool-harness.js';
+
+let server: ReplayServer | undefined;
+let workspace: Workspace | undefined;
+afterEach(async () => {
+  await server?.close();
+  workspace?.cleanup();
+  server = undefined;
+  workspace = undefined;
+});
+
+/** A workspace that becomes ready (a file appears in it) only when `settle` is called. */
+function preparation(root: string) {
+  let settle!: (error?: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    settle = (error) => {
+      if (error) return reject(error);
+      writeFileSync(`${root}/branch.txt`, 'on the new branch\n');
+      resolve();
+    };
+  });
+  return { ready, settle };
+}
+
+async function session(
+  turns: ReplayScriptEntry[],
+  options: Partial<SessionOptions> & Pick<SessionOptions, 'workspaceReady'>,
+) {
+  server = await startReplayServer({ apiKey: 'sk-test', turns });
+  const events: AgentEvent[] = [];
+  const result = await runSession({
+    prompt: 'go',
+    cwd: workspace!.root,
+    model: 'claude-sonnet-5-5',
+    modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
+    permissionMode: 'bypassPermissions',
+    rules: { allow: [], deny: [] },
+    env: process.env,
+    events: (event) => events.push(event),
+    ...options,
+  });
+  return { result, events };
+}
+
+function lastUserText(body: unknown): string {
+  const messages = (body as { messages: Message[] }).messages;
+  return JSON.stringify(messages.at(-1)?.content);
+}
+
+describe('runSession with workspaceReady', () => {
+  it('sends the first request before the workspace is ready, and runs tools only after', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle } = preparation(workspace.root);
+    let readyAtFirstRequest: boolean | undefined;
+    let isReady = false;
+    void ready.then(() => (isReady = true));
+    const { result } = await session(
+      [
+        () => {
+          readyAtFirstRequest = isReady;
+          setTimeout(() => settle(), 50);
+          return [
+            {
+              type: 'tool_use',
+              id: 'toolu_cat',
+              name: 'Bash',
+              input: { command: 'cat branch.txt' },
+            },
+          ];
+        },
+        [{ type: 'text', text: 'done' }],
+      ],
+      { workspaceReady: ready },
+    );
+
+    expect(readyAtFirstRequest).toBe(false);
+    expect(result.subtype).toBe('success');
+    expect(lastUserText(server!.requests[1]?.body)).toContain('on the new branch');
+  });
+
+  it('stops the run with the error when the workspace cannot be prepared; no tool runs', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle } = preparation(workspace.root);
+    const { result, events } = await session(
+      [
+        () => {
+          setTimeout(() => settle(new Error('cannot lock ref refs/heads/ci-agent/issue-1')), 20);
+          return [
+            {
+              type: 'tool_use',
+              id: 'toolu_touch',
+              name: 'Bash',
+              input: { command: 'touch canary' },
+            },
+          ];
+        },
+        [{ type: 'text', text: 'should not be asked' }],
+      ],
+      { workspaceReady: ready },
+    );
+
+    expect(result.isError).toBe(true);
+    expect(result.subtype).toBe('error_during_execution');
+    expect(result.errors.join('\n')).toContain(
+      'the workspace could not be prepared: cannot lock ref refs/heads/ci-agent/issue-1',
+    );
+    expect(existsSync(workspace.path('canary'))).toBe(false);
+    expect(server!.requests).toHaveLength(1);
+    const toolResult = events.find((event) => event.type === 'tool-result');
+    expect(toolResult).toMatchObject({ toolUseId: 'toolu_touch', stage: 'aborted' });
+  });
+
+  it('ends the run without a tool call even when the workspace never gets ready', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { result } = await session([[{ type: 'text', text: 'nothing to do' }]], {
+      workspaceReady: new Promise<void>(() => undefined),
+    });
+    expect(result).toMatchObject({ subtype: 'success', result: 'nothing to do' });
+  });
+
+  it('runs SessionStart hooks only once the workspace is ready', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle } = preparation(workspace.root);
+    setTimeout(() => settle(), 100);
+    await session([[{ type: 'text', text: 'done' }]], {
+      workspaceReady: ready,
+      hooksConfig: {
+        SessionStart: [{ hooks: [{ type: 'command', command: 'cat branch.txt', source: 'test' }] }],
+      },
+    });
+    expect(JSON.stringify(server!.requests[0]?.body)).toContain('on the new branch');
+  });
+});
