@@ -2,11 +2,10 @@
  * The system prompt: who the agent is, how to use its tools in CI, the environment it runs in
  * (cwd, platform, date, git state) and the project's memory files (CLAUDE.md, AGENTS.md).
  */
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { release } from 'node:os';
 import { join } from 'node:path';
-import { readGitOutput } from './git-state.js';
-import type { GitOutput } from './git-state.js';
 
 export const MEMORY_FILES = ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'];
 const MEMORY_FILE_LIMIT = 40_000;
@@ -97,12 +96,15 @@ export async function readMemoryFiles(projectDir: string): Promise<MemoryFile[]>
   );
 }
 
-export async function gatherEnvironment(
-  cwd: string,
-  now = new Date(),
-  gitOutput: Promise<GitOutput> = readGitOutput(cwd),
-): Promise<EnvironmentInfo> {
-  const { status, log } = await gitOutput;
+export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentInfo> {
+  // Two git processes, not four: `status --branch` also says whether this is a repository (it
+  // fails outside one) and names the branch in its first line.
+  const [status, log] = await Promise.all([
+    // A status that only reads: it takes no optional lock on the index (nor refreshes it).
+    git(cwd, ['--no-optional-locks', 'status', '--short', '--branch']),
+    // `%H` (the full sha) of every commit, of which the first is HEAD's, then `--oneline`'s text.
+    git(cwd, ['log', '-n', '5', '--format=%H %h %s']),
+  ]);
   const commits = (log ?? '').split('\n').filter(Boolean);
   const headSha = commits[0]?.split(' ', 1)[0];
   const [header = '', ...statusLines] = status?.split('\n').filter(Boolean) ?? [];
@@ -140,4 +142,12 @@ export function branchOf(header: string): string | undefined {
   if (unborn) return unborn[1];
   if (line.startsWith('HEAD (no branch)')) return undefined;
   return line.split('...')[0]?.split(' ')[0] || undefined;
+}
+
+function git(cwd: string, args: string[]): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile('git', args, { cwd, timeout: 5_000 }, (error, stdout) => {
+      resolve(error ? undefined : stdout.trim());
+    });
+  });
 }

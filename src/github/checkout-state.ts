@@ -6,7 +6,6 @@
  * a branch at the same commit before the agent runs, so nothing read here changes but the
  * branch's name (`onBranch`).
  */
-import type { GitOutput } from '../agent/git-state.js';
 import { gatherEnvironment } from '../agent/system-prompt.js';
 import type { EnvironmentInfo } from '../agent/system-prompt.js';
 import { loadPolicy } from '../policy/load-policy.js';
@@ -25,10 +24,9 @@ const DEFAULT_POLICY = '.github/ci-agent.yml';
 export async function readCheckoutState(
   workspace: string,
   policyInput: string,
-  options: { gitOutput?: Promise<GitOutput> | undefined } = {},
 ): Promise<CheckoutState> {
   const [environment, policy] = await Promise.all([
-    gatherEnvironment(workspace, new Date(), options.gitOutput),
+    gatherEnvironment(workspace),
     loadPolicy({
       projectDir: workspace,
       policyPath: policyInput === DEFAULT_POLICY ? undefined : policyInput,

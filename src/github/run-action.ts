@@ -32,7 +32,6 @@ import type { CommentTarget } from './comment.js';
 import { deriveTask, policyRef, readEventContext } from './context.js';
 import type { GitHubEvent } from './context.js';
 import { createGitHubClient } from './github-client.js';
-import { takePrefetchedGitOutput } from './prefetch.js';
 import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
@@ -75,11 +74,7 @@ export async function runAction(
   if (decided.kind === 'skip') return skipped(commands, decided.reason);
   const task = decided;
   const early = worksOnHead(task)
-    ? startEarly(
-        readCheckoutState(workspaceOf(env), inputs.policy, {
-          gitOutput: takePrefetchedGitOutput(workspaceOf(env)),
-        }),
-      )
+    ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
   const authorization = await authorizeActor(octokit, {
