@@ -2,6 +2,7 @@
 /**
  * Entry point of the `ci-agent` binary: wires the process to main() and nothing else.
  */
+import '../util/zod-jitless.js';
 import { main } from './main.js';
 
 const controller = new AbortController();
