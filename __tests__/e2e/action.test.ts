@@ -122,6 +122,49 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(github.state.pulls).toHaveLength(0);
   });
 
+  it('puts back the git configuration the agent changed, and runs none of what it planted', async () => {
+    const harness = await startActionHarness({
+      files: { ...FILES, '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash\n' },
+      permission: 'write',
+      actor: OWNER,
+      seed: { issues: [ISSUE] },
+    });
+    const { origin, github } = harness;
+    const canary = join(origin.checkout, '..', 'planted-program-ran');
+    const plant = [
+      `printf '#!/bin/sh\\ntouch ${canary}\\n' > .git/hooks/post-commit`,
+      'chmod +x .git/hooks/post-commit',
+      `git config filter.planted.clean 'touch ${canary}; cat'`,
+      "echo '* filter=planted' > .gitattributes",
+      "sed -i 's/let i = 1/let i = 0/' src/stats.js",
+    ].join(' && ');
+    const model = await startModel({
+      turns: [
+        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: plant } }],
+        [{ type: 'text', text: 'Fixed the loop.' }],
+      ],
+    });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
+
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.conclusion).toBe('success');
+    expect(existsSync(join(origin.checkout, '.git/hooks/post-commit'))).toBe(true);
+    expect(existsSync(canary)).toBe(false);
+    expect(readFileSync(join(origin.checkout, '.git/config'), 'utf8')).not.toContain('planted');
+    const branches = await origin.branches();
+    expect(branches['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
+    const comment = github.state.comments.find((item) =>
+      item.body.includes('<!-- ci-agent:report -->'),
+    );
+    expect(comment?.body).toContain(
+      "> ⚠️ The agent changed git's configuration (.git/config); it was put back before ci-agent ran git",
+    );
+    expect(run.stdout).toContain("::warning::The agent changed git's configuration");
+  });
+
   it('fails honestly when its branch cannot be created: no tool runs, nothing is pushed', async () => {
     const harness = await setup();
     const { origin, github } = harness;

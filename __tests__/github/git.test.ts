@@ -121,3 +121,39 @@ describe('diffSince', () => {
     ]);
   });
 });
+
+describe('the git commands ci-agent runs itself', () => {
+  it('run no hook the checkout names, and no external diff driver', async () => {
+    const { clone } = originAndClone();
+    const canary = join(temp('ci-agent-canary-'), 'ran');
+    for (const hook of ['post-commit', 'post-checkout', 'pre-push', 'reference-transaction']) {
+      writeFileSync(join(clone, '.git', 'hooks', hook), `#!/bin/sh\necho ${hook} >> "${canary}"\n`);
+      chmodSync(join(clone, '.git', 'hooks', hook), 0o755);
+    }
+    sh(clone, 'config', 'diff.external', `sh -c 'echo diff >> "${canary}"'`);
+    const git = createGit(clone);
+    await checkoutBranch(git, 'ci-agent/issue-8', 'main');
+    writeFileSync(join(clone, 'a.txt'), 'one\n2\n');
+    const base = sh(clone, 'rev-parse', 'HEAD');
+    await commitAll(git, 'Fix #8');
+    const { patch } = await diffSince(git, base, 'HEAD');
+    await push(git, { branch: 'ci-agent/issue-8' });
+
+    expect(patch).toContain('+2');
+    expect(() => execFileSync('cat', [canary], { stdio: 'pipe' })).toThrow();
+  });
+
+  it('do not see the secrets of the environment they are started from', async () => {
+    const { clone } = originAndClone();
+    const git = createGit(clone, {
+      ...process.env,
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      'INPUT_GITHUB-TOKEN': 'ghs_secret',
+      CI_AGENT_VISIBLE: 'visible',
+    });
+    const env = await git.run(['-c', 'alias.env=!env', 'env']);
+    expect(env).toContain('CI_AGENT_VISIBLE=visible');
+    expect(env).not.toContain('sk-ant-secret');
+    expect(env).not.toContain('ghs_secret');
+  });
+});

@@ -5,6 +5,7 @@
  * checkout and the caller writes it out as a patch for the artifact and the comment.
  */
 import { execFile } from 'node:child_process';
+import { buildChildEnv } from '../util/child-env.js';
 
 export interface GitIdentity {
   name: string;
@@ -41,16 +42,24 @@ export interface Git {
   run(args: readonly string[], options?: { env?: Record<string, string> }): Promise<string>;
 }
 
+/**
+ * Settings on every git command ci-agent runs itself: no hooks and no fsmonitor, programs the
+ * checkout names (git-control.ts) and the agent may have written. The commands run with the
+ * secrets taken out of the environment too: the push carries its token on the command line alone.
+ */
+const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+
 export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env): Git {
+  const env = buildChildEnv(baseEnv);
   return {
     run: (args, options = {}) =>
       new Promise((resolve, reject) => {
         execFile(
           'git',
-          [...args],
+          [...SAFE_CONFIG, ...args],
           {
             cwd,
-            env: { ...baseEnv, GIT_TERMINAL_PROMPT: '0', ...options.env },
+            env: { ...env, GIT_TERMINAL_PROMPT: '0', ...options.env },
             maxBuffer: 64 * 1024 * 1024,
           },
           (error, stdout, stderr) => {
@@ -162,8 +171,8 @@ export async function diffSince(
 ): Promise<{ patch: string; files: FileChange[] }> {
   const range = to ? [from, to] : [from];
   const [patch, numstat] = await Promise.all([
-    git.run(['diff', '--no-color', '--binary', ...range]),
-    git.run(['diff', '--numstat', ...range]),
+    git.run(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--binary', ...range]),
+    git.run(['diff', '--no-ext-diff', '--no-textconv', '--numstat', ...range]),
   ]);
   const files = numstat
     .split('\n')

@@ -31,6 +31,8 @@ export interface ReportContext {
   commitSha?: string;
   /** The run was stopped before the end: the report shows what happened until then. */
   partial?: boolean;
+  /** Warnings about the run itself (say, git configuration the agent changed and that was put back). */
+  warnings?: readonly string[];
 }
 
 export interface RenderOptions {
@@ -90,6 +92,7 @@ function compose(
     parts.push(
       `> The run was stopped before it finished: this report shows what happened until then.`,
     );
+  for (const warning of context.warnings ?? []) parts.push(`> ⚠️ ${warning}`);
   if (report.lastText) parts.push(quote(report.lastText));
   if (context.files.length > 0)
     parts.push(filesTable(context.files), diffBlock(context, diffBudget, artifact));

@@ -36,6 +36,7 @@ import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
 import { checkoutBranch, commitAll, createGit, diffSince, push } from './git.js';
+import { restoreGitControl, snapshotGitControl } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
 import { createWorkflowCommands } from './workflow-commands.js';
@@ -133,6 +134,7 @@ async function work(
   let branch: string | undefined;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
+  let gitControlNote: string | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -194,6 +196,7 @@ async function work(
       ? onBranch(readEarly, branch)
       : await readCheckoutState(workspace, inputs.policy);
     for (const warning of policy.warnings) commands.warning(masker.mask(warning));
+    const gitControl = await snapshotGitControl(workspace, env);
     transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
@@ -233,6 +236,11 @@ async function work(
     });
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
+    const restored = await restoreGitControl(gitControl, env);
+    if (restored.length > 0) {
+      gitControlNote = `The agent changed git's configuration (${restored.join(', ')}); it was put back before ci-agent ran git`;
+      commands.warning(masker.mask(gitControlNote));
+    }
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
 
     commitSha = await commitAll(git, commitMessage(task));
@@ -287,6 +295,7 @@ async function work(
         commitSha,
         partial:
           conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass'),
+        ...(gitControlNote && { warnings: [gitControlNote] }),
       },
       { mask: (text) => masker.mask(text) },
     );

@@ -1,0 +1,108 @@
+import { execFileSync } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { restoreGitControl, snapshotGitControl } from '../../src/github/git-control.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function setup() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'ci-agent-git-control-')));
+  dirs.push(root);
+  const workspace = join(root, 'checkout');
+  const home = join(root, 'home');
+  mkdirSync(workspace);
+  mkdirSync(home);
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: workspace });
+  const env = { HOME: home, PATH: process.env.PATH };
+  return { root, workspace, home, env, config: join(workspace, '.git', 'config') };
+}
+
+describe('git control files', () => {
+  it('puts back a changed repository config and removes a planted global config', async () => {
+    const { workspace, home, env, config } = setup();
+    const original = readFileSync(config, 'utf8');
+    const snapshot = await snapshotGitControl(workspace, env);
+
+    writeFileSync(config, `${original}[core]\n\tfsmonitor = touch /tmp/pwned\n`);
+    writeFileSync(join(home, '.gitconfig'), '[filter "x"]\n\tclean = touch /tmp/pwned\n');
+    mkdirSync(join(home, '.config', 'git'), { recursive: true });
+    writeFileSync(join(home, '.config', 'git', 'config'), '[include]\n\tpath = /tmp/evil\n');
+
+    expect(await restoreGitControl(snapshot, env)).toEqual([
+      '.git/config',
+      '~/.gitconfig',
+      '~/.config/git/config',
+    ]);
+    expect(readFileSync(config, 'utf8')).toBe(original);
+    expect(() => readFileSync(join(home, '.gitconfig'))).toThrow();
+    expect(() => readFileSync(join(home, '.config', 'git', 'config'))).toThrow();
+  });
+
+  it('changes nothing and reports nothing when the agent left git alone', async () => {
+    const { workspace, env, config, home } = setup();
+    writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = runner\n');
+    const snapshot = await snapshotGitControl(workspace, env);
+    expect(await restoreGitControl(snapshot, env)).toEqual([]);
+    expect(readFileSync(join(home, '.gitconfig'), 'utf8')).toBe('[user]\n\tname = runner\n');
+    expect(readFileSync(config, 'utf8')).toContain('[core]');
+  });
+
+  it('replaces a symlink planted where the config was, instead of writing through it', async () => {
+    const { root, workspace, env, config } = setup();
+    const original = readFileSync(config, 'utf8');
+    const snapshot = await snapshotGitControl(workspace, env);
+    const elsewhere = join(root, 'elsewhere');
+    writeFileSync(elsewhere, 'not git\n');
+    rmSync(config);
+    symlinkSync(elsewhere, config);
+
+    expect(await restoreGitControl(snapshot, env)).toEqual(['.git/config']);
+    expect(readFileSync(config, 'utf8')).toBe(original);
+    expect(() => readlinkSync(config)).toThrow();
+    expect(readFileSync(elsewhere, 'utf8')).toBe('not git\n');
+  });
+
+  it('keeps a dotfile that was a symlink a symlink, with its target restored', async () => {
+    const { root, workspace, env, home } = setup();
+    const dotfiles = join(root, 'dotfiles-gitconfig');
+    writeFileSync(dotfiles, '[user]\n\tname = runner\n');
+    symlinkSync(dotfiles, join(home, '.gitconfig'));
+    const snapshot = await snapshotGitControl(workspace, env);
+    writeFileSync(join(home, '.gitconfig'), '[core]\n\tsshCommand = evil\n');
+
+    expect(await restoreGitControl(snapshot, env)).toEqual(['~/.gitconfig']);
+    expect(readlinkSync(join(home, '.gitconfig'))).toBe(dotfiles);
+    expect(readFileSync(dotfiles, 'utf8')).toBe('[user]\n\tname = runner\n');
+  });
+
+  it('follows a .git file to a worktree and guards the common config', async () => {
+    const { root, workspace, env, config } = setup();
+    execFileSync(
+      'git',
+      ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'],
+      { cwd: workspace },
+    );
+    const worktree = join(root, 'worktree');
+    execFileSync('git', ['worktree', 'add', '-q', worktree], { cwd: workspace });
+    const original = readFileSync(config, 'utf8');
+    const snapshot = await snapshotGitControl(worktree, env);
+    writeFileSync(config, `${original}[core]\n\thooksPath = /tmp/evil\n`);
+
+    expect(await restoreGitControl(snapshot, env)).toEqual([config]);
+    expect(readFileSync(config, 'utf8')).toBe(original);
+  });
+});
