@@ -124,7 +124,11 @@ describe('the GitHub Action (dist/index.js)', () => {
 
   it('puts back the git configuration the agent changed, and runs none of what it planted', async () => {
     const harness = await startActionHarness({
-      files: { ...FILES, '.github/ci-agent.yml': 'permissions:\n  allow:\n    - Bash\n' },
+      files: {
+        ...FILES,
+        // bypassPermissions: the one mode in which the agent may write under .git/ at all.
+        '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\n',
+      },
       permission: 'write',
       actor: OWNER,
       seed: { issues: [ISSUE] },

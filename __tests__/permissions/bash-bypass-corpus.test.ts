@@ -6,7 +6,8 @@
  *
  * The second column says why each is denied: `rule` — the rm deny rule sees the rm (or cannot
  * read the command and fails closed); `unallowed` — no allow rule covers every part, and the ask
- * that follows resolves to deny.
+ * that follows resolves to deny; `protected` — it writes a protected path (a shell start-up file),
+ * which nothing but bypassPermissions allows.
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -26,7 +27,7 @@ import { buildChildEnv } from '../../src/util/child-env.js';
 import { blockText, makeContext, makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 
-type Why = 'rule' | 'unallowed';
+type Why = 'rule' | 'unallowed' | 'protected';
 
 const CORPUS: Array<[string, Why]> = [
   // operators and newlines
@@ -115,9 +116,9 @@ const CORPUS: Array<[string, Why]> = [
   // redirections into files
   ['echo x > pwned.txt', 'unallowed'],
   ['echo x >> canary.txt', 'unallowed'],
-  ['echo x > .bashrc', 'unallowed'],
-  ['echo x > ~/.bashrc', 'unallowed'],
-  ['echo x > "$HOME/.profile"', 'unallowed'],
+  ['echo x > .bashrc', 'protected'],
+  ['echo x > ~/.bashrc', 'protected'],
+  ['echo x > "$HOME/.profile"', 'protected'],
   ['echo x >| canary.txt', 'unallowed'],
   ['echo x &> pwned.txt', 'unallowed'],
   ['echo x 2> pwned.txt', 'unallowed'],
@@ -226,6 +227,8 @@ describe('the Bash bypass corpus', () => {
     expect(decision.behavior).toBe('deny');
     if (why === 'rule') {
       expect(decision).toMatchObject({ source: 'deny-rule', askResolved: false });
+    } else if (why === 'protected') {
+      expect(decision).toMatchObject({ source: 'protected-path', askResolved: false });
     } else {
       expect(decision).toMatchObject({ source: 'default', askResolved: true });
     }

@@ -7,12 +7,15 @@
  *   3. hook decision — deny ends here; ask asks; allow skips only the mode default (never a rule)
  *   4. plan mode refuses every call that is not read-only, whatever would allow it below
  *   5. ask rules, and tools that need a human (requiresUserInteraction)
- *   6. mode — bypassPermissions allows; acceptEdits allows edits inside
- *   7. allow rules
- *   8. the mode's default — read-only calls inside the workspace are allowed, the rest asks
+ *   6. protected paths (protected-paths.ts) — a change to one is refused outside bypassPermissions:
+ *      neither a hook's allow, nor acceptEdits, nor an allow rule, nor an ask answer approves it
+ *   7. mode — bypassPermissions allows; acceptEdits allows edits inside
+ *   8. allow rules
+ *   9. the mode's default — read-only calls inside the workspace are allowed, the rest asks
  * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (DECISIONS #9).
  */
 import { isInside } from '../tools/paths.js';
+import { protectedPaths } from './protected-paths.js';
 import type { RuleTarget } from './rules.js';
 import { allowRulesCovering, ruleMatches } from './rules.js';
 import type {
@@ -130,6 +133,15 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
       reason: `${toolName} needs a person to answer`,
     };
   }
+  const guarded = policy.mode === 'bypassPermissions' ? [] : protectedWrites(request, policy);
+  if (guarded.length > 0) {
+    return {
+      behavior: 'deny',
+      source: 'protected-path',
+      matchedRules: [],
+      reason: `${toolName} would change ${guarded.join(', ')}: a protected path (git, Claude Code, editor and shell configuration); only bypassPermissions mode allows that in CI`,
+    };
+  }
   if (hook?.behavior === 'allow') {
     return {
       behavior: 'allow',
@@ -169,6 +181,17 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
         ? `${toolName} reaches outside the workspace (${outside.join(', ')}) and no rule allows it`
         : `no rule allows ${toolName} in ${policy.mode} mode`,
   };
+}
+
+/** The protected paths the call would change: an edit's paths, and the files a command writes. */
+function protectedWrites(request: DecisionRequest, policy: PermissionPolicy): string[] {
+  const written = [
+    ...(request.request.access === 'edit' ? (request.request.paths ?? []) : []),
+    ...(request.request.fileOperands ?? [])
+      .filter((operand) => operand.access === 'write')
+      .map((operand) => operand.path),
+  ];
+  return [...new Set(protectedPaths(written, policy.workspaceRoots))];
 }
 
 function evaluateMode(

@@ -50,6 +50,7 @@ export type DecisionSource =
   | 'hook'
   | 'ask-rule'
   | 'user-interaction'
+  | 'protected-path'
   | 'mode'
   | 'allow-rule'
   | 'default';
