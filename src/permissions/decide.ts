@@ -7,14 +7,17 @@
  *   3. hook decision — deny ends here; ask asks; allow skips only the mode default (never a rule)
  *   4. plan mode refuses every call that is not read-only, whatever would allow it below
  *   5. ask rules, and tools that need a human (requiresUserInteraction)
- *   6. protected paths (protected-paths.ts) — a change to one is refused outside bypassPermissions:
- *      neither a hook's allow, nor acceptEdits, nor an allow rule, nor an ask answer approves it
+ *   6. critical removals (critical-paths.ts: `rm -rf /`, `~`, the project…) are refused in every
+ *      mode; protected paths (protected-paths.ts) — a change to one is refused outside
+ *      bypassPermissions: neither a hook's allow, nor acceptEdits, nor an allow rule, nor an ask
+ *      answer approves it
  *   7. mode — bypassPermissions allows; acceptEdits allows edits inside
  *   8. allow rules
  *   9. the mode's default — read-only calls inside the workspace are allowed, the rest asks
  * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (DECISIONS #9).
  */
 import { isInside } from '../tools/paths.js';
+import { criticalRemovals } from './critical-paths.js';
 import { protectedPaths } from './protected-paths.js';
 import type { RuleTarget } from './rules.js';
 import { allowRulesCovering, ruleMatches } from './rules.js';
@@ -131,6 +134,18 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
       source: 'user-interaction',
       matchedRules: [],
       reason: `${toolName} needs a person to answer`,
+    };
+  }
+  const critical = criticalRemovals(request.request.fileOperands ?? [], {
+    projectDir: request.projectDir ?? policy.workspaceRoots[0],
+    homeDir: request.homeDir,
+  });
+  if (critical.length > 0) {
+    return {
+      behavior: 'deny',
+      source: 'critical-path',
+      matchedRules: [],
+      reason: `${toolName} would remove ${critical.join(', ')}: a critical path (the root, a top-level directory, the home or project directory or a parent of it, or everything in a directory named only at run time); nothing allows that in CI`,
     };
   }
   const guarded = policy.mode === 'bypassPermissions' ? [] : protectedWrites(request, policy);

@@ -51,6 +51,7 @@ export type DecisionSource =
   | 'ask-rule'
   | 'user-interaction'
   | 'protected-path'
+  | 'critical-path'
   | 'mode'
   | 'allow-rule'
   | 'default';

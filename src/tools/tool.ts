@@ -47,6 +47,11 @@ export interface FileOperand {
    * leading dot (bash's dotglob).
    */
   pattern?: { dot: boolean };
+  /**
+   * The command removes it (`rm`, `rmdir`, `unlink`). A removal whose target the shell only
+   * knows at run time (`rm -rf "$DIR"/*`) is given as the pattern `/*`: it could be anything.
+   */
+  removes?: true;
 }
 
 export interface ShellState {

@@ -19,6 +19,7 @@ export type { FileAccess, FileWord } from './option-scan.js';
 type OperandUse =
   | 'read'
   | 'write'
+  | 'remove'
   | 'script-then-read'
   | 'copy'
   | 'move'
@@ -163,7 +164,7 @@ const TABLE = new Map<string, CommandSyntax>([
   ...rows(['cp', 'install'], syntax('copy', COPY_VALUES, TARGET)),
   // A link made now reaches its target later under another name: both count as written.
   ...rows(['mv', 'ln'], syntax('move', COPY_VALUES, TARGET)),
-  ...rows(['rm', 'rmdir', 'unlink'], syntax('write')),
+  ...rows(['rm', 'rmdir', 'unlink'], syntax('remove')),
   ['shred', syntax('write', '-n -s --iterations --size')],
   ['touch', syntax('write', '-d -t --date', REFERENCE)],
   ['mkdir', syntax('write', '-m --mode')],
@@ -192,6 +193,9 @@ export function commandFileWords(name: string, args: readonly Word[]): FileWord[
       break;
     case 'write':
       operands.forEach(write);
+      break;
+    case 'remove':
+      for (const word of operands) files.push({ word, access: 'write', removes: true });
       break;
     case 'script-then-read':
       if (!scan.scriptGiven) operands = operands.slice(1);

@@ -78,10 +78,11 @@ export function bashFileOperands(command: string, context: OperandContext): File
   const words = parsed.ok ? commands.flatMap(fileWordsOf) : fallbackWords(command);
   const directories = workingDirectories(commands, context);
   const operands = new Map<string, FileOperand>();
-  for (const { word, access } of words) {
-    for (const operand of resolveWord(word, access, directories, context.homeDir, dot)) {
+  for (const { word, access, removes } of words) {
+    const resolved = resolveWord(word, access, directories, context.homeDir, dot, removes);
+    for (const operand of removes ? resolved.map((each) => ({ ...each, removes })) : resolved) {
       operands.set(
-        `${operand.access} ${operand.pattern ? 'pattern' : 'path'} ${operand.path}`,
+        `${operand.access} ${operand.removes ? 'removed ' : ''}${operand.pattern ? 'pattern' : 'path'} ${operand.path}`,
         operand,
       );
     }
@@ -155,12 +156,17 @@ function resolveWord(
   directories: readonly string[],
   homeDir: string,
   dot: boolean,
+  removes?: true,
 ): FileOperand[] {
-  const value = word.value;
+  const home = /^(?:\$HOME|\$\{HOME\})(\/[^$`]*)?$/.exec(word.value);
+  // `$HOME/x` names the same file as `~/x`: the tools' HOME is the one known here.
+  const value = home ? `${homeDir}${home[1] ?? ''}` : word.value;
   if (value === '' || value === '-') return [];
-  if (word.expansions.some((kind) => RUN_TIME_EXPANSIONS.has(kind))) {
+  if (!home && word.expansions.some((kind) => RUN_TIME_EXPANSIONS.has(kind))) {
     const slash = value.lastIndexOf('/');
     const name = value.slice(slash + 1);
+    // `rm -rf "$DIR"/*`: everything in a directory known only at run time (empty: `/`).
+    if (removes && name === '*' && slash !== -1) return [{ path: '/*', access, pattern: { dot } }];
     // `$DIR/.env`: a known name in an unknown directory. Anything else is unknown.
     if (slash === -1 || name === '' || /[$`(){}]/.test(name)) return [];
     return [{ path: `/**/${name}`, access, pattern: { dot } }];

@@ -10,6 +10,8 @@ export type FileAccess = 'read' | 'write';
 export interface FileWord {
   word: Word;
   access: FileAccess;
+  /** The command removes it (`rm`, `rmdir`, `unlink`): checked against critical paths too. */
+  removes?: true;
 }
 
 /**
