@@ -239,3 +239,33 @@ describe('createHookRunner: sessionEnd', () => {
     });
   });
 });
+
+describe('createHookRunner: preCompact', () => {
+  it('sends the trigger, matches on it, and lets the compaction go on when the hook exits 0', async () => {
+    const { hooks, records } = project.runner({
+      PreCompact: [
+        group('cat > in.json', { matcher: 'auto' }),
+        group('touch manual', { matcher: 'manual' }),
+      ],
+    });
+    const outcome = await hooks.preCompact({ trigger: 'auto' });
+    expect(outcome.block).toBeUndefined();
+    expect(JSON.parse(project.read('in.json'))).toMatchObject({
+      hook_event_name: 'PreCompact',
+      trigger: 'auto',
+      custom_instructions: '',
+    });
+    expect(records.map((record) => record.command)).toEqual(['cat > in.json']);
+  });
+
+  it('blocks the compaction on exit 2 or decision "block", naming the hook', async () => {
+    const stderr = project.runner(on('PreCompact', ['echo "keep the full log" >&2; exit 2']));
+    expect((await stderr.hooks.preCompact({ trigger: 'auto' })).block?.reason).toBe(
+      'PreCompact hook "echo \\"keep the full log\\" >&2; exit 2" blocked the compaction: keep the full log',
+    );
+    const json = project.runner(on('PreCompact', [echo({ decision: 'block', reason: 'not now' })]));
+    const outcome = await json.hooks.preCompact({ trigger: 'auto' });
+    expect(outcome.block?.reason).toMatch(/blocked the compaction: not now$/);
+    expect(json.records[0]?.decision).toBe('block');
+  });
+});

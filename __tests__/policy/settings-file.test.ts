@@ -120,6 +120,16 @@ describe('parseSettingsFile', () => {
     });
   });
 
+  it('takes PreCompact hooks with their trigger matcher', () => {
+    const layer = parse({
+      hooks: { PreCompact: [{ matcher: 'auto', hooks: [command('./save-transcript.sh')] }] },
+    });
+    expect(layer.hooks.PreCompact).toEqual([
+      { matcher: 'auto', hooks: [expect.objectContaining({ command: './save-transcript.sh' })] },
+    ]);
+    expect(layer.warnings).toEqual([]);
+  });
+
   describe('when a hooks entry is malformed', () => {
     it('ignores the bogus "hooks.Bash" shape seen in the wild without rejecting the file', () => {
       const layer = parse({

@@ -39,6 +39,7 @@ import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, ResultSubtype, RunResult } from './events.js';
 import { BudgetGuard, TimeLimitError, startTimeLimit } from './limits.js';
 import { createContextManager } from './context/context-manager.js';
+import type { CompactTrigger } from './context/context-manager.js';
 import type { ContextSettings } from './context/context-settings.js';
 import { TurnStreamError, streamTurn } from './turn-stream.js';
 import type { TurnResponse } from './turn-stream.js';
@@ -209,6 +210,16 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
     tools,
     events: options.events,
     settings: options.contextManagement,
+    ...(hooks.has('PreCompact') && {
+      mayCompact: async (trigger: CompactTrigger, compactSignal?: AbortSignal) => {
+        const outcome = await hooks.preCompact({
+          trigger,
+          ...(compactSignal && { signal: compactSignal }),
+        });
+        logRuns(outcome.runs);
+        return outcome.block === undefined;
+      },
+    }),
   });
   let stopHookActive = false;
   let stopHookBlocks = 0;

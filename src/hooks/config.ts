@@ -13,6 +13,7 @@ export const HOOK_EVENTS = [
   'SessionStart',
   'UserPromptSubmit',
   'SessionEnd',
+  'PreCompact',
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 

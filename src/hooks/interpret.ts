@@ -59,6 +59,7 @@ const BLOCKING_EVENTS: ReadonlySet<HookEventName> = new Set([
   'Stop',
   'SubagentStop',
   'UserPromptSubmit',
+  'PreCompact',
 ]);
 
 export function interpretRun(

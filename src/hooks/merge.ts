@@ -13,6 +13,7 @@ import type { HandlerVerdict, PlannedHandler } from './interpret.js';
 import type {
   ContextOutcome,
   PostToolUseOutcome,
+  PreCompactOutcome,
   PreToolUseOutcome,
   StopOutcome,
   UserPromptSubmitOutcome,
@@ -100,6 +101,15 @@ export function mergeUserPromptSubmit(
   );
   if (reason) merged.block = { reason };
   return merged;
+}
+
+export function mergePreCompact(results: readonly HandlerResult[]): Merged<PreCompactOutcome> {
+  const { systemMessages } = common('PreCompact', results);
+  const reason = blockTexts(
+    results,
+    (label, why) => `PreCompact hook ${label} blocked the compaction: ${why}`,
+  );
+  return reason ? { systemMessages, block: { reason } } : { systemMessages };
 }
 
 export function mergeContext(

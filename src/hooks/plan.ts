@@ -1,6 +1,7 @@
 /**
  * Which handlers run for one event firing. Matchers test the tool name on tool events, the
- * source on SessionStart, the reason on SessionEnd and the agent type on SubagentStop
+ * source on SessionStart, the reason on SessionEnd, the agent type on SubagentStop and the trigger
+ * on PreCompact
  * (CC-COMPAT §1.3); the other events run every group. After matching, a command string that repeats runs once: the first occurrence
  * is kept, and becomes required when any repeat is required (fail closed wins).
  */
@@ -30,6 +31,7 @@ const MATCHED_EVENTS: ReadonlySet<HookEventName> = new Set([
   'SessionStart',
   'SessionEnd',
   'SubagentStop',
+  'PreCompact',
 ]);
 const LABEL_CHARS = 60;
 

@@ -16,6 +16,7 @@ import type { HandlerResult } from './merge.js';
 import {
   mergeContext,
   mergePostToolUse,
+  mergePreCompact,
   mergePreToolUse,
   mergeStop,
   mergeUserPromptSubmit,
@@ -221,6 +222,17 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
         ...optional('signal', request.signal),
       });
       return { ...mergeUserPromptSubmit(results), runs };
+    },
+
+    async preCompact(request) {
+      const { results, runs } = await fire({
+        event: 'PreCompact',
+        matchValue: request.trigger,
+        // CI has no /compact command, so no instructions from one.
+        payload: { trigger: request.trigger, custom_instructions: '' },
+        ...optional('signal', request.signal),
+      });
+      return { ...mergePreCompact(results), runs };
     },
 
     async sessionEnd(request) {

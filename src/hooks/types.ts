@@ -144,6 +144,19 @@ export interface UserPromptSubmitOutcome extends ContextOutcome {
   block?: { reason: string };
 }
 
+export interface PreCompactRequest {
+  /** `auto`: the conversation neared the context window; `manual` has no caller in CI yet. */
+  trigger: 'manual' | 'auto';
+  signal?: AbortSignal;
+}
+
+export interface PreCompactOutcome {
+  /** Exit 2 or `decision: "block"`: the conversation is not summarised this time. */
+  block?: { reason: string };
+  systemMessages: string[];
+  runs: HookRunRecord[];
+}
+
 export interface SessionEndRequest {
   reason: 'clear' | 'resume' | 'logout' | 'prompt_input_exit' | 'other';
   signal?: AbortSignal;
@@ -167,6 +180,8 @@ export interface SessionHookRunner extends HookRunner {
   sessionStart(request: SessionStartRequest): Promise<SessionStartOutcome>;
   userPromptSubmit(request: UserPromptSubmitRequest): Promise<UserPromptSubmitOutcome>;
   sessionEnd(request: SessionEndRequest): Promise<SessionEndOutcome>;
+  /** The conversation is about to be summarised (matchers test the trigger). */
+  preCompact(request: PreCompactRequest): Promise<PreCompactOutcome>;
   /** Whether any handler is configured for the event (lets callers skip work). */
   has(event: HookEventName): boolean;
 }
@@ -182,5 +197,6 @@ export const noHooks: SessionHookRunner = {
   sessionStart: emptyContext,
   userPromptSubmit: emptyContext,
   sessionEnd: async () => ({ systemMessages: [], runs: [] }),
+  preCompact: async () => ({ systemMessages: [], runs: [] }),
   has: () => false,
 };

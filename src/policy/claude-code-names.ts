@@ -7,7 +7,6 @@ import { compileMatcher } from '../hooks/matcher.js';
 /** Claude Code hook events ci-agent does not run. */
 export const UNSUPPORTED_HOOK_EVENTS: readonly string[] = [
   'Notification',
-  'PreCompact',
   'PostCompact',
   'SubagentStart',
   'PermissionRequest',

@@ -10,7 +10,9 @@ import type {
   ReplayTurnInput,
 } from '../../../src/model/replay-server.js';
 import { startReplayServer } from '../../../src/model/replay-server.js';
+import type { SessionHookRunner } from '../../../src/hooks/types.js';
 import { makePipeline } from '../../helpers/pipeline-harness.js';
+import { makeHookProject, on } from '../../hooks/hook-fixture.js';
 import { controlledTool, makeCallLog } from '../../helpers/test-tools.js';
 
 let server: ReplayServer | undefined;
@@ -20,7 +22,11 @@ afterEach(async () => {
 });
 
 /** Six turns of one tool call each, then text; `summary` answers requests without tools. */
-async function run(contextManagement: Partial<ContextSettings> | false, summary: ReplayTurnInput) {
+async function run(
+  contextManagement: Partial<ContextSettings> | false,
+  summary: ReplayTurnInput,
+  sessionHooks?: SessionHookRunner,
+) {
   let turn = 0;
   const respond = (request: RecordedRequest): ReplayTurnInput => {
     if (!('tools' in (request.body as object))) return summary;
@@ -50,9 +56,12 @@ async function run(contextManagement: Partial<ContextSettings> | false, summary:
     retry: false,
     events: (event) => events.push(event),
     contextManagement,
+    ...(sessionHooks && { sessionHooks }),
   });
   return { result, events, requests: server.requests };
 }
+
+const summaryOk: ReplayTurnInput = [{ type: 'text', text: 'Checked steps so far; all fine.' }];
 
 const sentMessages = (request: RecordedRequest | undefined) =>
   (request?.body as { messages: unknown[] }).messages;
@@ -68,6 +77,43 @@ describe('runAgent', () => {
       const last = requests.at(-1);
       expect(JSON.stringify(sentMessages(last)[0])).toContain('Checked steps so far; all fine.');
       expect(sentMessages(last).length).toBeLessThan(13);
+    });
+
+    it('asks PreCompact hooks first; one that blocks keeps the conversation whole', async () => {
+      const project = makeHookProject();
+      try {
+        const allowing = project.runner(on('PreCompact', ['(cat; echo) >> fired.jsonl']));
+        const allowed = await run(
+          { contextWindow: 600, keepRecentTurns: 1 },
+          summaryOk,
+          allowing.hooks,
+        );
+        const fired = project.read('fired.jsonl').trim().split('\n');
+        expect(fired.length).toBe(
+          allowed.events.filter((event) => event.type === 'compact-boundary').length,
+        );
+        expect(JSON.parse(fired[0]!)).toMatchObject({
+          hook_event_name: 'PreCompact',
+          trigger: 'auto',
+        });
+        expect(allowed.events.filter((event) => event.type === 'hook-run')).not.toHaveLength(0);
+
+        const blocking = project.runner(on('PreCompact', ['echo "keep it all" >&2; exit 2']));
+        const blocked = await run(
+          { contextWindow: 600, keepRecentTurns: 1 },
+          summaryOk,
+          blocking.hooks,
+        );
+        expect(blocked.result.subtype).toBe('success');
+        expect(blocked.events.filter((event) => event.type === 'compact-boundary')).toEqual([]);
+        // No summary was asked for, and the last request carries every turn.
+        expect(blocked.requests.every((request) => 'tools' in (request.body as object))).toBe(true);
+        expect(sentMessages(blocked.requests.at(-1)).length).toBe(13);
+        expect(blocking.records.length).toBeGreaterThan(0);
+        expect(blocking.records[0]?.decision).toBe('block');
+      } finally {
+        project.cleanup();
+      }
     });
 
     it('ends the run with an error when the model gives no summary', async () => {

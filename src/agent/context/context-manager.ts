@@ -9,7 +9,7 @@
  *    last request the model answered (4 characters per token until one has been answered).
  * 3. At `compactAtFraction` of the context window, summarise the older part with the model, keep
  *    the task, the plan (`planOf`, word for word) and the recent turns, report a compact boundary,
- *    and reduce again.
+ *    and reduce again — unless a PreCompact hook blocks it (`mayCompact`), for this request.
  */
 import type { ModelClient } from '../../model/model-client.js';
 import { pricingFor } from '../../model/pricing.js';
@@ -33,6 +33,8 @@ export interface ContextManagerOptions {
   events: EventSink;
   /** `false` sends the conversation as it is (the baseline the context benchmark compares with). */
   settings?: Partial<ContextSettings> | false;
+  /** Asked before each compaction (PreCompact hooks); false leaves the conversation as it is. */
+  mayCompact?: (trigger: CompactTrigger, signal?: AbortSignal) => Promise<boolean>;
 }
 
 export interface ContextManager {
@@ -81,6 +83,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       after: compaction?.keptFrom ?? 1,
     });
     if (keptFrom === undefined) return false;
+    if (options.mayCompact && !(await options.mayCompact(trigger, signal))) return false;
     const older = prepareRequest(messages.slice(0, keptFrom), prepareSettings, compaction);
     const summary = await summarizeConversation({
       client: options.modelClient,
