@@ -196,7 +196,11 @@ async function work(
       ? onBranch(readEarly, branch)
       : await readCheckoutState(workspace, inputs.policy);
     for (const warning of policy.warnings) commands.warning(masker.mask(warning));
-    const gitControl = await snapshotGitControl(workspace, env);
+    // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
+    // first request.
+    const gitControl = snapshotGitControl(workspace, env);
+    const workspaceReady = Promise.all([branchReady, gitControl]).then(() => undefined);
+    workspaceReady.catch(() => undefined);
     transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
@@ -225,7 +229,7 @@ async function work(
         collector.handle(agentEvent);
       },
       signal,
-      ...(branchReady && { workspaceReady: branchReady }),
+      workspaceReady,
       mcp: {
         policy: policy.mcp,
         onStart: ({ servers, warnings }) => {
@@ -236,7 +240,7 @@ async function work(
     });
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
-    const restored = await restoreGitControl(gitControl, env);
+    const restored = await restoreGitControl(await gitControl, env);
     if (restored.length > 0) {
       gitControlNote = `The agent changed git's configuration (${restored.join(', ')}); it was put back before ci-agent ran git`;
       commands.warning(masker.mask(gitControlNote));
