@@ -10,15 +10,19 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { createOriginRepo, startGitHubServer } from '../src/github-server/index.js';
 import { startReplayServer } from '../src/model/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 const RUNS = 15;
-// CI_AGENT_BENCH_ACTION=FILE measures another build (e.g. an older dist/ checked out elsewhere).
-const ACTION = resolve(process.env.CI_AGENT_BENCH_ACTION ?? 'dist/index.js');
+// CI_AGENT_BENCH_ACTION=FILE[,FILE…] measures other builds (an older dist/ checked out elsewhere),
+// interleaved run by run: on a noisy machine two builds compare only when measured together.
+const ACTIONS = (process.env.CI_AGENT_BENCH_ACTION ?? 'dist/index.js')
+  .split(',')
+  .filter((file) => file !== '')
+  .map((file) => resolve(file));
 // CI_AGENT_BENCH_PROFILE=DIR writes a CPU profile of every action run there, to see where time goes.
 const PROFILE_ARGS = process.env.CI_AGENT_BENCH_PROFILE
   ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.CI_AGENT_BENCH_PROFILE)}`]
@@ -54,7 +58,7 @@ export async function runActionStartupBench(): Promise<void> {
   });
   let onRequest: ((at: number) => void) | undefined;
   const model = await startReplayServer({
-    turns: Array.from({ length: RUNS * 3 + 3 }, () => () => {
+    turns: Array.from({ length: (RUNS + 1) * (ACTIONS.length + 1) }, () => () => {
       onRequest?.(performance.now());
       return [{ type: 'text' as const, text: 'done' }];
     }),
@@ -96,7 +100,7 @@ export async function runActionStartupBench(): Promise<void> {
   try {
     const baseline: number[] = [];
     const fetchFloor: number[] = [];
-    const action: number[] = [];
+    const actions: number[][] = ACTIONS.map(() => []);
     const floor: number[] = [];
     // The floor of any action that calls an API: Node, its fetch, one request to the loopback.
     const fetchOnce = `await fetch(${JSON.stringify(`${github.url}/rate_limit`)}).then((r) => r.arrayBuffer());`;
@@ -107,13 +111,17 @@ export async function runActionStartupBench(): Promise<void> {
         process.env,
         temp,
       );
-      const firstRequest = () => new Promise<number>((done) => (onRequest = done));
-      const actionMs = await once(
-        [process.execPath, ...PROFILE_ARGS, ACTION],
-        env(),
-        origin.checkout,
-        firstRequest,
-      );
+      const actionMs: number[] = [];
+      for (const action of ACTIONS) {
+        actionMs.push(
+          await once(
+            [process.execPath, ...PROFILE_ARGS, action],
+            env(),
+            origin.checkout,
+            () => new Promise<number>((done) => (onRequest = done)),
+          ),
+        );
+      }
       const floorMs = await once(
         [process.execPath, libraryFloor],
         env(),
@@ -123,11 +131,12 @@ export async function runActionStartupBench(): Promise<void> {
       if (run > 0) {
         baseline.push(nodeMs);
         fetchFloor.push(fetchMs);
-        action.push(actionMs);
+        actionMs.forEach((ms, index) => actions[index]!.push(ms));
         floor.push(floorMs);
       }
     }
-    const { files, bytes } = startupFiles(ACTION);
+    const labelOf = (file: string) =>
+      ACTIONS.length === 1 ? 'node dist/index.js' : `node ${relative(process.cwd(), file)}`;
     printTable(`Action start-up, median of ${RUNS} runs after a warm-up (ms)`, [
       { run: 'node -e 0 (baseline)', ms: fmt(median(baseline), 0) },
       { run: 'node + one fetch() to the loopback API', ms: fmt(median(fetchFloor), 0) },
@@ -135,11 +144,18 @@ export async function runActionStartupBench(): Promise<void> {
         run: 'library floor: zod, yaml, Octokit, SDK → first model request',
         ms: fmt(median(floor), 0),
       },
-      { run: 'node dist/index.js → first model request', ms: fmt(median(action), 0) },
+      ...ACTIONS.map((file, index) => ({
+        run: `${labelOf(file)} → first model request`,
+        ms: fmt(median(actions[index]!), 0),
+      })),
     ]);
-    console.log(
-      `to the first model request: ${fmt(median(action), 0)} ms (target < 300 ms), ${fmt(median(action) / median(baseline), 1)}× a bare node start, ${fmt(median(action) - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(median(action) / median(floor), 2)}× the library floor (+${fmt(median(action) - median(floor), 0)} ms); it loads ${files} files of dist/ (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
-    );
+    for (const [index, file] of ACTIONS.entries()) {
+      const ms = median(actions[index]!);
+      const { files, bytes } = startupFiles(file);
+      console.log(
+        `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request (target < 300 ms), ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
+      );
+    }
   } finally {
     await Promise.all([github.close(), model.close()]);
     await origin.cleanup();
