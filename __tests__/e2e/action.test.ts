@@ -13,6 +13,7 @@ import {
   API_KEY,
   OWNER,
   TOKEN,
+  reportComments,
   runBuiltAction,
   startActionHarness,
   startModel,
@@ -20,8 +21,12 @@ import {
 import type { ActionHarness } from '../helpers/action-harness.js';
 import { FILES, ISSUE, fixTurns, issueLabeled } from './trigger-fixtures.js';
 
-function setup(permission: 'write' | 'read' = 'write', actor = OWNER): Promise<ActionHarness> {
-  return startActionHarness({ files: FILES, permission, actor, seed: { issues: [ISSUE] } });
+function setup(
+  permission: 'write' | 'read' = 'write',
+  actor = OWNER,
+  files: Record<string, string> = FILES,
+): Promise<ActionHarness> {
+  return startActionHarness({ files, permission, actor, seed: { issues: [ISSUE] } });
 }
 
 describe('the GitHub Action (dist/index.js)', () => {
@@ -51,9 +56,7 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(pulls[0]).toMatchObject({ number: Number(run.outputs['pr-number']) });
     expect(JSON.stringify(pulls[0])).toContain('Closes #1');
 
-    const comments = github.state.comments.filter((comment) =>
-      comment.body.includes('<!-- ci-agent:report -->'),
-    );
+    const comments = reportComments(github);
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toMatch(
       /### ✅ ci-agent: the agent made changes; pull request #\d+ is ready for review/,
@@ -115,23 +118,16 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(run.outputs.conclusion).toBe('failed');
     const patch = readFileSync(run.outputs['diff-path']!, 'utf8');
     expect(patch).toContain('+  for (let i = 0; i < values.length; i++)');
-    const comment = github.state.comments.find((item) =>
-      item.body.includes('<!-- ci-agent:report -->'),
-    );
+    const comment = reportComments(github)[0];
     expect(comment?.body).toContain('the push failed');
     expect(github.state.pulls).toHaveLength(0);
   });
 
   it('puts back the git configuration the agent changed, and runs none of what it planted', async () => {
-    const harness = await startActionHarness({
-      files: {
-        ...FILES,
-        // bypassPermissions: the one mode in which the agent may write under .git/ at all.
-        '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\n',
-      },
-      permission: 'write',
-      actor: OWNER,
-      seed: { issues: [ISSUE] },
+    const harness = await setup('write', OWNER, {
+      ...FILES,
+      // bypassPermissions: the one mode in which the agent may write under .git/ at all.
+      '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\n',
     });
     const { origin, github } = harness;
     const canary = join(origin.checkout, '..', 'planted-program-ran');
@@ -160,9 +156,7 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(readFileSync(join(origin.checkout, '.git/config'), 'utf8')).not.toContain('planted');
     const branches = await origin.branches();
     expect(branches['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
-    const comment = github.state.comments.find((item) =>
-      item.body.includes('<!-- ci-agent:report -->'),
-    );
+    const comment = reportComments(github)[0];
     expect(comment?.body).toContain(
       "> ⚠️ The agent changed git's configuration (.git/config); it was put back before ci-agent ran git",
     );
@@ -186,9 +180,7 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(readFileSync(join(origin.checkout, 'src/stats.js'), 'utf8')).toBe(before);
     expect(Object.keys(await origin.branches())).not.toContain('ci-agent/issue-1');
     expect(github.state.pulls).toHaveLength(0);
-    const comment = github.state.comments.find((item) =>
-      item.body.includes('<!-- ci-agent:report -->'),
-    );
+    const comment = reportComments(github)[0];
     expect(comment?.body).toMatch(/### ❌ ci-agent: the run failed: .*ci-agent\/issue-1/);
     expect(github.violations()).toEqual([]);
   });
