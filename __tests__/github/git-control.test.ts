@@ -42,7 +42,7 @@ describe('git control files', () => {
     mkdirSync(join(home, '.config', 'git'), { recursive: true });
     writeFileSync(join(home, '.config', 'git', 'config'), '[include]\n\tpath = /tmp/evil\n');
 
-    expect(await restoreGitControl(snapshot, env)).toEqual([
+    expect(await restoreGitControl(snapshot)).toEqual([
       '.git/config',
       '~/.gitconfig',
       '~/.config/git/config',
@@ -56,7 +56,7 @@ describe('git control files', () => {
     const { workspace, env, config, home } = setup();
     writeFileSync(join(home, '.gitconfig'), '[user]\n\tname = runner\n');
     const snapshot = await snapshotGitControl(workspace, env);
-    expect(await restoreGitControl(snapshot, env)).toEqual([]);
+    expect(await restoreGitControl(snapshot)).toEqual([]);
     expect(readFileSync(join(home, '.gitconfig'), 'utf8')).toBe('[user]\n\tname = runner\n');
     expect(readFileSync(config, 'utf8')).toContain('[core]');
   });
@@ -70,7 +70,7 @@ describe('git control files', () => {
     rmSync(config);
     symlinkSync(elsewhere, config);
 
-    expect(await restoreGitControl(snapshot, env)).toEqual(['.git/config']);
+    expect(await restoreGitControl(snapshot)).toEqual(['.git/config']);
     expect(readFileSync(config, 'utf8')).toBe(original);
     expect(() => readlinkSync(config)).toThrow();
     expect(readFileSync(elsewhere, 'utf8')).toBe('not git\n');
@@ -84,7 +84,7 @@ describe('git control files', () => {
     const snapshot = await snapshotGitControl(workspace, env);
     writeFileSync(join(home, '.gitconfig'), '[core]\n\tsshCommand = evil\n');
 
-    expect(await restoreGitControl(snapshot, env)).toEqual(['~/.gitconfig']);
+    expect(await restoreGitControl(snapshot)).toEqual(['~/.gitconfig']);
     expect(readlinkSync(join(home, '.gitconfig'))).toBe(dotfiles);
     expect(readFileSync(dotfiles, 'utf8')).toBe('[user]\n\tname = runner\n');
   });
@@ -102,7 +102,7 @@ describe('git control files', () => {
     const snapshot = await snapshotGitControl(worktree, env);
     writeFileSync(config, `${original}[core]\n\thooksPath = /tmp/evil\n`);
 
-    expect(await restoreGitControl(snapshot, env)).toEqual([config]);
+    expect(await restoreGitControl(snapshot)).toEqual([config]);
     expect(readFileSync(config, 'utf8')).toBe(original);
   });
 });

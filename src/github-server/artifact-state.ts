@@ -4,8 +4,8 @@
  * size, hash and files.
  */
 
-/** An artifact as it stands after FinalizeArtifact. */
-export interface StoredArtifact {
+/** What CreateArtifact said of an artifact. */
+interface ArtifactRecord {
   id: number;
   name: string;
   workflowRunBackendId: string;
@@ -13,6 +13,10 @@ export interface StoredArtifact {
   mimeType?: string;
   /** RFC 3339, when the upload asked for a retention period. */
   expiresAt?: string;
+}
+
+/** An artifact as it stands after FinalizeArtifact. */
+export interface StoredArtifact extends ArtifactRecord {
   /** What FinalizeArtifact reported, checked against the blob. */
   size: number;
   hash?: string;
@@ -22,13 +26,7 @@ export interface StoredArtifact {
   files: Record<string, string>;
 }
 
-export interface PendingArtifact {
-  id: number;
-  name: string;
-  workflowRunBackendId: string;
-  workflowJobRunBackendId: string;
-  mimeType?: string;
-  expiresAt?: string;
+export interface PendingArtifact extends ArtifactRecord {
   /** Path of the signed upload URL (`/<account>/<container>/<blob>`) and its `sig` parameter. */
   blobPath: string;
   signature: string;

@@ -12,12 +12,14 @@
  * git commands (git.ts).
  */
 import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import { isInside } from '../tools/paths.js';
 
 export interface GitControlSnapshot {
   /** Each watched file before the agent ran. */
   readonly files: ReadonlyMap<string, FileState>;
   readonly workspace: string;
+  readonly home: string | undefined;
 }
 
 interface FileState {
@@ -35,17 +37,14 @@ export async function snapshotGitControl(
   const paths = await controlFiles(workspace, env);
   const files = new Map<string, FileState>();
   for (const path of paths) files.set(path, await stateOf(path));
-  return { files, workspace };
+  return { files, workspace, home: env.HOME };
 }
 
 /**
  * Puts back every watched file the agent changed, created or removed; returns them, as the
  * report shows them (relative to the workspace, or with `~` for the home directory).
  */
-export async function restoreGitControl(
-  snapshot: GitControlSnapshot,
-  env: NodeJS.ProcessEnv,
-): Promise<string[]> {
+export async function restoreGitControl(snapshot: GitControlSnapshot): Promise<string[]> {
   const restored: string[] = [];
   for (const [path, before] of snapshot.files) {
     const now = await stateOf(path);
@@ -57,7 +56,7 @@ export async function restoreGitControl(
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, before.content);
     }
-    restored.push(shown(path, snapshot.workspace, env.HOME));
+    restored.push(shown(path, snapshot.workspace, snapshot.home));
   }
   return restored;
 }
@@ -102,11 +101,7 @@ async function stateOf(path: string): Promise<FileState> {
 }
 
 function shown(path: string, workspace: string, home: string | undefined): string {
-  const inWorkspace = relative(workspace, path);
-  if (!inWorkspace.startsWith('..') && !isAbsolute(inWorkspace)) return inWorkspace;
-  if (home) {
-    const inHome = relative(home, path);
-    if (!inHome.startsWith('..') && !isAbsolute(inHome)) return `~/${inHome}`;
-  }
+  if (isInside(path, workspace)) return relative(workspace, path);
+  if (home !== undefined && isInside(path, home)) return `~/${relative(home, path)}`;
   return path;
 }

@@ -240,7 +240,7 @@ async function work(
     });
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
-    const restored = await restoreGitControl(await gitControl, env);
+    const restored = await restoreGitControl(await gitControl);
     if (restored.length > 0) {
       gitControlNote = `The agent changed git's configuration (${restored.join(', ')}); it was put back before ci-agent ran git`;
       commands.warning(masker.mask(gitControlNote));
