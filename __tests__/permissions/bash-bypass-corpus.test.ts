@@ -7,7 +7,7 @@
  * The second column says why each is denied: `rule` — the rm deny rule sees the rm (or cannot
  * read the command and fails closed); `unallowed` — no allow rule covers every part, and the ask
  * that follows resolves to deny; `protected` — it writes a protected path (a shell start-up file),
- * which nothing but bypassPermissions allows.
+ * which nothing but bypassPermissions allows; `outside` — it writes a file outside the workspace.
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -27,7 +27,7 @@ import { buildChildEnv } from '../../src/util/child-env.js';
 import { blockText, makeContext, makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 
-type Why = 'rule' | 'unallowed' | 'protected';
+type Why = 'rule' | 'unallowed' | 'protected' | 'outside';
 
 const CORPUS: Array<[string, Why]> = [
   // operators and newlines
@@ -117,8 +117,8 @@ const CORPUS: Array<[string, Why]> = [
   ['echo x > pwned.txt', 'unallowed'],
   ['echo x >> canary.txt', 'unallowed'],
   ['echo x > .bashrc', 'protected'],
-  ['echo x > ~/.bashrc', 'protected'],
-  ['echo x > "$HOME/.profile"', 'protected'],
+  ['echo x > ~/.bashrc', 'outside'],
+  ['echo x > "$HOME/.profile"', 'outside'],
   ['echo x >| canary.txt', 'unallowed'],
   ['echo x &> pwned.txt', 'unallowed'],
   ['echo x 2> pwned.txt', 'unallowed'],
@@ -229,6 +229,8 @@ describe('the Bash bypass corpus', () => {
       expect(decision).toMatchObject({ source: 'deny-rule', askResolved: false });
     } else if (why === 'protected') {
       expect(decision).toMatchObject({ source: 'protected-path', askResolved: false });
+    } else if (why === 'outside') {
+      expect(decision).toMatchObject({ source: 'workspace', askResolved: false });
     } else {
       expect(decision).toMatchObject({ source: 'default', askResolved: true });
     }

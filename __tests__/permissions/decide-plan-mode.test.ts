@@ -150,7 +150,9 @@ describe('decide', () => {
     it("allows it when the policy's ask answer for ExitPlanMode is allow", () => {
       const decision = decide(exitPlan, policy({ askDefaultByTool: { ExitPlanMode: 'allow' } }));
       expect(decision).toMatchObject({ behavior: 'allow', askResolved: true });
-      expect(decision.reason).toContain('the policy resolves asks for ExitPlanMode to allow');
+      expect(decision.reason).toContain(
+        "the policy's `permissions.onAsk.tools.ExitPlanMode: allow` allows it",
+      );
     });
 
     it('refuses it when a deny rule names it, whatever the ask answer', () => {

@@ -1,8 +1,8 @@
 /**
  * decide() over every combination of the things that can speak: a deny rule, a PreToolUse hook,
  * an ask rule, the mode, an allow rule, and the call's own nature. The expected column is the
- * precedence written out as the specification states it (deny rules > hook decision > plan mode's
- * refusal of changes > ask rules > mode > allow rules > the mode's default; a hook's allow never
+ * precedence written out as the specification states it (deny rules > plan mode's refusal of
+ * changes > hook decision > ask rules > mode > allow rules > the mode's default; a hook's allow never
  * overrides a deny or ask rule, nor plan mode; an ask resolves to the policy default),
  * independently of how decide() is written.
  */
@@ -65,9 +65,9 @@ function expected(
     askResolved: true,
   });
   if (denyRule) return { behavior: 'deny', source: 'deny-rule', askResolved: false };
-  if (hook === 'deny') return { behavior: 'deny', source: 'hook', askResolved: false };
   if (mode === 'plan' && kind !== 'read')
     return { behavior: 'deny', source: 'mode', askResolved: false };
+  if (hook === 'deny') return { behavior: 'deny', source: 'hook', askResolved: false };
   if (askRule) return ask('ask-rule');
   if (hook === 'ask') return ask('hook');
   if (hook === 'allow') return { behavior: 'allow', source: 'hook', askResolved: false };

@@ -161,7 +161,9 @@ describe('decide', () => {
       });
       const editDecision = decide(edit, perTool);
       expect(editDecision).toMatchObject({ behavior: 'allow', askResolved: true });
-      expect(editDecision.reason).toContain('the policy resolves asks for Edit to allow');
+      expect(editDecision.reason).toContain(
+        "the policy's `permissions.onAsk.tools.Edit: allow` allows it",
+      );
       expect(decide(bashWrite, perTool).behavior).toBe('deny');
       const agent: DecisionRequest = {
         ...bashWrite,

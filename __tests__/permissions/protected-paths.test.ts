@@ -89,7 +89,7 @@ describe('decide on a protected path', () => {
 
   it("refuses it whatever a PreToolUse hook's allow says", () => {
     const decision = decide(
-      edit('.claude/settings.json', { behavior: 'allow', source: 'approve.sh' }),
+      edit('.vscode/settings.json', { behavior: 'allow', source: 'approve.sh' }),
       policy(),
     );
     expect(decision).toMatchObject({ behavior: 'deny', source: 'protected-path' });

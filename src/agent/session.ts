@@ -10,6 +10,7 @@ import type { PipelineDeps } from '../execution/pipeline.js';
 import type { HooksConfig } from '../hooks/config.js';
 import { openSessionMcp } from '../mcp/session-mcp.js';
 import type { SessionMcpOptions } from '../mcp/session-mcp.js';
+import { findHookScripts } from '../hooks/hook-scripts.js';
 import { createHookRunner } from '../hooks/runner.js';
 import { noHooks } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
@@ -23,6 +24,7 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { findRipgrep } from '../tools/builtin/search/find-ripgrep.js';
 import { webSearchOffer } from '../tools/builtin/web-search.js';
 import { FileStateCache } from '../tools/file-state.js';
+import { realPathOf } from '../tools/paths.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type {
   PermissionModeState,
@@ -68,6 +70,13 @@ export interface SessionOptions {
   appendSystemPrompt?: string;
   /** Hooks from the policy and settings files. */
   hooksConfig?: HooksConfig;
+  /**
+   * The files the policy came from (the policy file, settings files): judges of the run, which
+   * no call may change (permissions/judges.ts). The scripts hooks run are added here.
+   */
+  judgePaths?: readonly string[];
+  /** The policy file that set askDefault/askDefaultByTool, named when an ask is answered allow. */
+  askDefaultSource?: string;
   /** Given to hooks as transcript_path. */
   transcriptPath?: string;
   /** Environment variable names the policy passes to tools and hooks although they are secrets. */
@@ -105,6 +114,10 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
   ];
   const deny = options.rules.deny;
+  const hookScripts = findHookScripts(options.hooksConfig ?? {}, {
+    projectDir,
+    homeDir: homedir(),
+  });
   const policy: PermissionPolicy = {
     mode: options.permissionMode,
     allow: options.rules.allow,
@@ -112,7 +125,14 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ask: options.rules.ask ?? [],
     askDefault: options.askDefault ?? 'deny',
     askDefaultByTool: options.askDefaultByTool ?? {},
+    ...(options.askDefaultSource === undefined
+      ? {}
+      : { askDefaultSource: options.askDefaultSource }),
     workspaceRoots,
+    judgePaths: [
+      ...(options.judgePaths ?? []).map((path) => realPathOf(resolve(projectDir, path))),
+      ...hookScripts.paths,
+    ],
   };
 
   // What the model is offered, built-in and MCP tools alike: what this session enables, less what

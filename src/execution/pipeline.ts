@@ -167,9 +167,14 @@ export async function executeSingleToolUse(
     const early = decideByDenyRules(permissionTarget, deps.policy);
     if (early) return deny(early, input, undefined);
 
-    // 4. business rules
+    // 4. business rules. An invalid call the policy refuses anyway gets the refusal: a missing
+    // file outside the workspace must answer as an existing one does.
     const validation = await tool.validateInput(input, context);
-    if (!validation.result) return fail('validation', toolUseError(validation.message));
+    if (!validation.result) {
+      const refused = decide(permissionTarget, deps.policy);
+      if (refused.behavior === 'deny') return deny(refused, input, undefined);
+      return fail('validation', toolUseError(validation.message));
+    }
 
     deps.events({ type: 'tool-call-start', toolUseId: block.id, toolName: tool.name, input });
 

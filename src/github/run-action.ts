@@ -12,7 +12,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
@@ -21,6 +21,7 @@ import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { askResolutionSource } from '../policy/ask-resolution.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { uploadArtifact } from './artifact-upload.js';
@@ -215,6 +216,8 @@ async function work(
       rules: policy.permissions,
       askDefault: policy.askResolution.default,
       askDefaultByTool: policy.askResolution.byTool,
+      ...askResolutionSource(policy),
+      judgePaths: policy.sources.map((source) => source.path).filter((path) => isAbsolute(path)),
       additionalDirectories: policy.permissions.additionalDirectories,
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,

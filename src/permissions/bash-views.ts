@@ -32,6 +32,8 @@ import {
 } from './bash-wrappers.js';
 
 export interface CommandPart {
+  /** The simple command's source text, spaces normalised: what a refusal names. */
+  text: string;
   allowForms: readonly string[];
   denyForms: readonly string[];
   opaque: boolean;
@@ -82,6 +84,7 @@ function toPart(command: SimpleCommand): CommandPart {
   ]);
   const writes = command.redirections.map(classifyRedirection);
   return {
+    text: normalizeSpaces(command.text),
     allowForms,
     denyForms,
     opaque: denied.opaque,

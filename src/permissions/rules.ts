@@ -17,8 +17,8 @@
  */
 import type { PermissionRequest } from '../tools/tool.js';
 import type { BashRule } from './bash-rules.js';
-import { bashPartAllowed, bashRuleMatches, compileBashRule } from './bash-rules.js';
-import type { BashAnalysis } from './bash-views.js';
+import { bashPartAllowed, bashPartDenied, bashRuleMatches, compileBashRule } from './bash-rules.js';
+import type { BashAnalysis, CommandPart } from './bash-views.js';
 import { analyzeBashCommand } from './bash-views.js';
 import { domainRuleMatches, isDomainSpecifier } from './domain-rules.js';
 import { pathRuleMatches, pathRuleMatchesOperand, pathRuleReaches } from './path-rules.js';
@@ -146,7 +146,7 @@ export function ruleMatches(rule: PermissionRule, target: RuleTarget, kind: Rule
   }
   if (!ruleNamesTool(rule, target.toolName, target.aliases, kind)) return false;
   if (target.toolName === 'Bash')
-    return bashRuleMatches(bashRuleOf(rule), analysisOf(target), kind);
+    return bashRuleMatches(bashRuleOf(rule), bashAnalysisOf(target), kind);
   if (target.toolName === 'WebFetch') {
     return domainRuleMatches(content, target.request.ruleContent, kind);
   }
@@ -182,8 +182,35 @@ export function allowRulesCovering(
   return [...used];
 }
 
+/**
+ * The parts of a Bash command a rule matches (deny and ask semantics): what a refusal names.
+ * Empty for a rule without a specifier, a non-Bash target and a command that does not parse.
+ */
+export function bashPartsMatched(rule: PermissionRule, target: RuleTarget): CommandPart[] {
+  const analysis = bashAnalysisOf(target);
+  if (target.toolName !== 'Bash' || rule.content === undefined || !analysis.ok) return [];
+  const compiled = bashRuleOf(rule);
+  return analysis.parts.filter((part) => bashPartDenied(compiled, part));
+}
+
+/** The parts of a Bash command no allow rule covers, in order. */
+export function bashPartsUncovered(
+  rules: readonly PermissionRule[],
+  target: RuleTarget,
+): CommandPart[] {
+  const analysis = bashAnalysisOf(target);
+  if (!analysis.ok) return [];
+  const bashRules = rules
+    .filter(
+      (rule) =>
+        rule.content !== undefined && ruleNamesTool(rule, target.toolName, target.aliases, 'allow'),
+    )
+    .map(bashRuleOf);
+  return analysis.parts.filter((part) => !bashRules.some((rule) => bashPartAllowed(rule, part)));
+}
+
 function bashRulesCovering(rules: readonly PermissionRule[], target: RuleTarget): PermissionRule[] {
-  const analysis = analysisOf(target);
+  const analysis = bashAnalysisOf(target);
   if (!analysis.ok || analysis.parts.length === 0) return [];
   const bashRules = rules.filter(
     (rule) =>
@@ -247,11 +274,14 @@ function bashRuleOf(rule: PermissionRule): BashRule {
   return compiled;
 }
 
-/** One parse per request: decide() matches every rule against the same target object. */
+/**
+ * The Bash command of a target, parsed into parts; one parse per request: decide() matches every
+ * rule against the same target object.
+ */
 // Keyed by the request (what is parsed), so targets that only add a hook decision share it.
 const analyses = new WeakMap<PermissionRequest, { command: string; analysis: BashAnalysis }>();
 
-function analysisOf(target: RuleTarget): BashAnalysis {
+export function bashAnalysisOf(target: RuleTarget): BashAnalysis {
   const command = target.request.ruleContent ?? '';
   const cached = analyses.get(target.request);
   if (cached?.command === command) return cached.analysis;

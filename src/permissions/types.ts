@@ -39,8 +39,18 @@ export interface PermissionPolicy {
   askDefault: 'allow' | 'deny';
   /** Per tool (by name or alias), overriding askDefault: e.g. Edit → allow, Bash → deny. */
   askDefaultByTool?: Readonly<Record<string, 'allow' | 'deny'>>;
+  /**
+   * The file whose `onAsk` set askDefault and askDefaultByTool, named when an ask is answered
+   * allow (the policy file; absent: nothing set them).
+   */
+  askDefaultSource?: string;
   /** Directories file changes may touch: the project plus additional directories. */
   workspaceRoots: readonly string[];
+  /**
+   * Files that judge the run wherever they are (judges.ts): the policy and settings files and
+   * the scripts hooks run, absolute and resolved through symlinks.
+   */
+  judgePaths?: readonly string[];
 }
 
 /** Which step of the evaluation order produced the decision. */
@@ -51,6 +61,7 @@ export type DecisionSource =
   | 'ask-rule'
   | 'user-interaction'
   | 'protected-path'
+  | 'judge'
   | 'critical-path'
   | 'mode'
   | 'allow-rule'

@@ -1,0 +1,107 @@
+/**
+ * The scripts configured hooks run, found when the run starts and held to what they were then
+ * (DECISIONS #18: the judges are not the agent's to change).
+ *
+ *   1. at start, each hook command is read as a shell command with `$CLAUDE_PROJECT_DIR`, `$HOME`
+ *      and `~` put in; every word of it that names an existing file (from the project directory)
+ *      is a script of the hook: `"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh`,
+ *      `node scripts/check.mjs`, `python3 hooks/x.py`;
+ *   2. those files become judge paths (the permission decision refuses changes to them), and their
+ *      content is fingerprinted;
+ *   3. before a hook runs, its words are resolved again from the hook's working directory: a
+ *      script whose content changed, or a word that now names another file than at start (the
+ *      agent moved the working directory next to a look-alike), makes the run fail closed.
+ * Changes by code the agent runs (a test command) are what step 3 is for; the permission
+ * decision cannot see those.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { allCommands, parseCommand } from '../tools/builtin/bash/parse.js';
+import type { HooksConfig } from './config.js';
+
+export interface HookScripts {
+  /** Every script found, resolved through symlinks. */
+  readonly paths: readonly string[];
+  /** Why the command may not run now, or undefined when its scripts are as they were. */
+  check(command: string, cwd: string): string | undefined;
+}
+
+interface Anchors {
+  projectDir: string;
+  homeDir: string;
+}
+
+export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScripts {
+  const fingerprints = new Map<string, string>();
+  /** Per command: the real path each script word named at start. */
+  const named = new Map<string, Map<string, string>>();
+  for (const command of hookCommands(hooks)) {
+    const words = new Map<string, string>();
+    for (const word of scriptWords(command, anchors)) {
+      const real = existingFile(resolve(anchors.projectDir, word));
+      if (real === undefined) continue;
+      words.set(word, real);
+      fingerprints.set(real, fingerprintOf(real) ?? '');
+    }
+    named.set(command, words);
+  }
+  return {
+    paths: [...fingerprints.keys()],
+    check(command, cwd) {
+      const atStart = named.get(command) ?? new Map<string, string>();
+      for (const word of scriptWords(command, anchors)) {
+        const now = existingFile(resolve(cwd, word));
+        const then = atStart.get(word);
+        if (then !== undefined && now !== then) {
+          return `its script ${word} now names ${now ?? 'no file'} instead of ${then}, the file it named when the run started`;
+        }
+        if (now === undefined) continue;
+        const expected = fingerprints.get(now);
+        if (expected && fingerprintOf(now) !== expected) {
+          return `its script ${now} changed after the run started`;
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+function hookCommands(hooks: HooksConfig): string[] {
+  const commands = Object.values(hooks).flatMap((groups) =>
+    (groups ?? []).flatMap((group) => group.hooks.map((handler) => handler.command)),
+  );
+  return [...new Set(commands)];
+}
+
+/** The words of a command, with the variables a hook command may use to name its script put in. */
+function scriptWords(command: string, { projectDir, homeDir }: Anchors): string[] {
+  const expanded = command
+    .replaceAll(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectDir)
+    .replaceAll(/\$\{HOME\}|\$HOME\b/g, homeDir)
+    .replaceAll(/(^|[\s'"=])~\//g, `$1${homeDir}/`);
+  const parsed = parseCommand(expanded);
+  if (!parsed.ok) return [];
+  return allCommands(parsed.commands).flatMap((simple) => simple.argv);
+}
+
+function existingFile(path: string): string | undefined {
+  try {
+    const real = realpathSync(path);
+    return statSync(real).isFile() ? real : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Larger files (interpreters named by path) are judged by path only, not read at each run. */
+const MAX_FINGERPRINTED_BYTES = 4 * 1024 * 1024;
+
+function fingerprintOf(path: string): string | undefined {
+  try {
+    if (statSync(path).size > MAX_FINGERPRINTED_BYTES) return undefined;
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
