@@ -171,6 +171,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
           permissionMode: () => policy.mode,
           cwd,
           env: childEnv,
+          scripts: hookScripts,
           ...(agent && { agent }),
         })
       : noHooks;

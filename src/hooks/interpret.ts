@@ -131,6 +131,27 @@ export function interpretUnrunnable(
   return failed(event, handler, error);
 }
 
+/**
+ * A hook whose script changed since the run started (hook-scripts.ts) is not run: on PreToolUse
+ * it blocks the call, required or not, since what judged the agent is no longer what was set up.
+ */
+export function interpretTampered(event: HookEventName, reason: string): Interpretation {
+  const failure = `was not run: ${reason}`;
+  if (event !== 'PreToolUse') return { verdict: {}, error: failure };
+  return {
+    verdict: {
+      permission: {
+        behavior: 'deny',
+        reason: capText(
+          `the hook ${failure}; a hook that was changed during the run blocks the call`,
+        ),
+      },
+    },
+    decision: 'deny',
+    error: failure,
+  };
+}
+
 function failed(event: HookEventName, handler: PlannedHandler, failure: string): Interpretation {
   if (!(handler.required && event === 'PreToolUse')) return { verdict: {}, error: failure };
   const reason = `it is a required hook and it ${failure}; a required hook that fails blocks the call`;

@@ -11,7 +11,8 @@
 import type { PermissionMode } from '../permissions/types.js';
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
 import { runHookProcess } from './hook-process.js';
-import { interpretRun, interpretUnrunnable } from './interpret.js';
+import type { HookScripts } from './hook-scripts.js';
+import { interpretRun, interpretTampered, interpretUnrunnable } from './interpret.js';
 import type { HandlerResult } from './merge.js';
 import {
   mergeContext,
@@ -49,6 +50,8 @@ export interface HookRunnerOptions {
   onRun?: (record: HookRunRecord) => void;
   /** Set for a subagent's runner: every payload carries `agent_id` and `agent_type` (CC-COMPAT §1.5). */
   agent?: { id: string; type: string };
+  /** The hooks' scripts as found at start: a handler whose script changed is not run. */
+  scripts?: HookScripts;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -112,6 +115,14 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       const env = { ...options.env, CLAUDE_PROJECT_DIR: options.projectDir };
       const ran = await Promise.all(
         plan.handlers.map(async (handler) => {
+          const tampered = options.scripts?.check(handler.command, cwd);
+          if (tampered !== undefined) {
+            return {
+              handler,
+              result: undefined,
+              interpretation: interpretTampered(firing.event, tampered),
+            };
+          }
           const result = await runHookProcess({
             command: handler.command,
             cwd,

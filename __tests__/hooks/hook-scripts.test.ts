@@ -1,0 +1,159 @@
+/**
+ * The judges are not the agent's to change (issue 11, item 6): the scripts hooks run are found at
+ * start, refused to every tool that would change them, and checked before each run, so that code
+ * the agent runs cannot rewrite a guard and then do what it blocked.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runSession } from '../../src/agent/session.js';
+import { findHookScripts } from '../../src/hooks/hook-scripts.js';
+import { createAnthropicClient } from '../../src/model/anthropic-client.js';
+import { startReplayServer } from '../../src/model/replay-server.js';
+import type { ReplayServer } from '../../src/model/replay-server.js';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import { parseRule } from '../../src/permissions/rules.js';
+import type { HooksConfig } from '../../src/hooks/config.js';
+import { makeWorkspace } from '../helpers/tool-harness.js';
+import type { Workspace } from '../helpers/tool-harness.js';
+
+let server: ReplayServer | undefined;
+let workspace: Workspace | undefined;
+afterEach(async () => {
+  await server?.close();
+  workspace?.cleanup();
+});
+
+const hooksRunning = (...commands: string[]): HooksConfig => ({
+  PreToolUse: [
+    {
+      matcher: 'Bash',
+      hooks: commands.map((command) => ({ type: 'command', command, source: 'policy.yml' })),
+    },
+  ],
+});
+
+describe('findHookScripts', () => {
+  it('finds the scripts a hook command names, however it names them', async () => {
+    workspace = makeWorkspace('ci-agent-hook-scripts-');
+    await workspace.write('.claude/hooks/guard.sh', 'exit 0\n');
+    await workspace.write('scripts/check.mjs', '');
+    await workspace.write('home/bin/h.sh', 'exit 0\n');
+    const scripts = findHookScripts(
+      hooksRunning(
+        '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh',
+        'node scripts/check.mjs --strict',
+        'bash ~/bin/h.sh',
+        'jq -r .tool_input.command | grep -q curl && exit 2 || exit 0',
+      ),
+      { projectDir: workspace.root, homeDir: workspace.path('home') },
+    );
+    expect([...scripts.paths].sort()).toEqual(
+      [
+        workspace.path('.claude/hooks/guard.sh'),
+        workspace.path('home/bin/h.sh'),
+        workspace.path('scripts/check.mjs'),
+      ].sort(),
+    );
+  });
+
+  describe('check', () => {
+    it('passes a script as it was, and refuses one changed since', async () => {
+      workspace = makeWorkspace('ci-agent-hook-scripts-');
+      await workspace.write('scripts/guard.sh', 'exit 2\n');
+      const command = 'bash scripts/guard.sh';
+      const scripts = findHookScripts(hooksRunning(command), {
+        projectDir: workspace.root,
+        homeDir: workspace.root,
+      });
+      expect(scripts.check(command, workspace.root)).toBeUndefined();
+      writeFileSync(workspace.path('scripts/guard.sh'), 'exit 0\n');
+      expect(scripts.check(command, workspace.root)).toBe(
+        `its script ${workspace.path('scripts/guard.sh')} changed after the run started`,
+      );
+    });
+
+    it('refuses a relative script that the working directory now resolves elsewhere', async () => {
+      workspace = makeWorkspace('ci-agent-hook-scripts-');
+      await workspace.write('scripts/guard.sh', 'exit 2\n');
+      await workspace.write('sub/scripts/guard.sh', 'exit 0\n');
+      const command = 'bash scripts/guard.sh';
+      const scripts = findHookScripts(hooksRunning(command), {
+        projectDir: workspace.root,
+        homeDir: workspace.root,
+      });
+      expect(scripts.check(command, workspace.path('sub'))).toContain(
+        `now names ${workspace.path('sub/scripts/guard.sh')} instead of ${workspace.path('scripts/guard.sh')}`,
+      );
+    });
+  });
+});
+
+describe('a session whose hook guards a command', () => {
+  const bash = (id: string, command: string) => ({
+    type: 'tool_use' as const,
+    id,
+    name: 'Bash',
+    input: { command, description: 'Run it' },
+  });
+
+  it('refuses every change to the hook script, and a hook changed anyway blocks', async () => {
+    workspace = makeWorkspace('ci-agent-hook-judge-');
+    // The guard blocks any command that mentions "deploy".
+    await workspace.write(
+      'scripts/guard.sh',
+      '#!/bin/sh\nif grep -q deploy; then echo "no deploys" >&2; exit 2; fi\nexit 0\n',
+    );
+    const guard = workspace.path('scripts/guard.sh');
+    const original = readFileSync(guard, 'utf8');
+    mkdirSync(workspace.path('out'));
+    server = await startReplayServer({
+      apiKey: 'sk-test',
+      turns: [
+        [
+          {
+            type: 'tool_use',
+            id: 'toolu_write',
+            name: 'Write',
+            input: { file_path: guard, content: 'exit 0\n' },
+          },
+        ],
+        [bash('toolu_echo', `echo 'exit 0' > scripts/guard.sh`)],
+        // Code the agent runs (a test command, say) rewrites the guard where no rule can see it.
+        [bash('toolu_node', `node -e "require('fs').writeFileSync('scripts/guard.sh','exit 0')"`)],
+        [
+          bash(
+            'toolu_deploy',
+            "node -e \"require('fs').writeFileSync('out/deployed','x')\" # deploy",
+          ),
+        ],
+        [{ type: 'text', text: 'Done.' }],
+      ],
+    });
+    const result = await runSession({
+      prompt: 'Deploy.',
+      cwd: workspace.root,
+      model: 'claude-sonnet-5-5',
+      modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
+      permissionMode: 'acceptEdits',
+      rules: { allow: [parseRule('Bash', 'policy.yml')], deny: [] },
+      env: process.env,
+      events: () => undefined,
+      retry: false,
+      hooksConfig: hooksRunning('sh scripts/guard.sh'),
+    });
+
+    expect(result.subtype).toBe('success');
+    const resultOf = (turn: number, id: string) => {
+      const messages = (server?.requests[turn]?.body as { messages: Message[] }).messages;
+      const blocks = messages[messages.length - 1]?.content as ToolResultBlock[];
+      const block = blocks.find((candidate) => candidate.tool_use_id === id);
+      return typeof block?.content === 'string' ? block.content : JSON.stringify(block?.content);
+    };
+    expect(resultOf(1, 'toolu_write')).toContain('which judges this run');
+    expect(resultOf(2, 'toolu_echo')).toContain('which judges this run');
+    expect(readFileSync(guard, 'utf8')).not.toBe(original);
+    expect(resultOf(4, 'toolu_deploy')).toContain('changed after the run started');
+    expect(existsSync(join(workspace.root, 'out/deployed'))).toBe(false);
+  });
+});
