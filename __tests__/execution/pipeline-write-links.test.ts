@@ -172,6 +172,35 @@ describe('executeSingleToolUse with file tools and symbolic links', () => {
   });
 });
 
+describe('executeSingleToolUse with Write through a directory link that stays inside', () => {
+  let inside: Workspace;
+  beforeEach(() => {
+    inside = makeWorkspace('ci-agent-write-links-');
+  });
+  afterEach(() => inside.cleanup());
+
+  it('writes into the directory the link leads to', async () => {
+    mkdirSync(inside.path('packages/core/src'), { recursive: true });
+    symlinkSync('packages/core/src', inside.path('src'));
+    const { deps } = makePipeline([writeTool], {
+      root: inside.root,
+      policy: { mode: 'acceptEdits' },
+    });
+    const outcome = await executeSingleToolUse(
+      {
+        type: 'tool_use',
+        id: 'toolu_1',
+        name: 'Write',
+        input: { file_path: inside.path('src/new/a.ts'), content: 'x\n' },
+      },
+      deps,
+      new AbortController().signal,
+    );
+    expect(outcome.result.is_error).toBeFalsy();
+    expect(readFileSync(inside.path('packages/core/src/new/a.ts'), 'utf8')).toBe('x\n');
+  });
+});
+
 describe('decide on an edit through a symbolic link', () => {
   let inside: Workspace;
   let outside: Workspace;

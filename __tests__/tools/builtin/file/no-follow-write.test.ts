@@ -1,4 +1,4 @@
-import { chmodSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, linkSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeWithoutFollowing } from '../../../../src/tools/builtin/file/no-follow-write.js';
@@ -36,6 +36,16 @@ describe('writeWithoutFollowing', () => {
     expect(readFileSync(path, 'utf8')).toBe('echo b\n');
     expect(after.mode & 0o777).toBe(0o751);
     expect(after.ino).toBe(before.ino);
+  });
+
+  it('refuses a file with a second hard link, and leaves it as it was', async () => {
+    const target = await outside.write('.bashrc', 'original\n');
+    const path = workspace.path('notes.md');
+    linkSync(target, path);
+    await expect(writeWithoutFollowing(path, bytes('x'), path)).rejects.toThrow(
+      `Cannot write ${path}: the file has 2 hard links`,
+    );
+    expect(readFileSync(target, 'utf8')).toBe('original\n');
   });
 
   describe('when the last component is a symbolic link', () => {

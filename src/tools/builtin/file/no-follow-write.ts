@@ -10,7 +10,8 @@
  * no openat, so this narrows the race to the instant between locating and writing, into a file
  * that is then already open inside; it does not close it further.
  *
- * An existing file is written in place (truncate, write): it keeps its mode, owner and inode.
+ * An existing file is written in place (truncate, write): it keeps its mode, owner and inode. So
+ * a file with more than one hard link is refused: its other names may be anywhere on the disk.
  */
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readlink, realpath, rmdir, unlink } from 'node:fs/promises';
@@ -38,7 +39,9 @@ export async function writeWithoutFollowing(
       const undo = created && opened !== undefined ? await removeCreated(handle, opened) : '';
       throw new Error(movedMessage(path, location, opened) + undo);
     }
-    if (!(await handle.stat()).isFile()) throw new Error(`Cannot write ${path}: not a file.`);
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`Cannot write ${path}: not a file.`);
+    if (info.nlink > 1) throw new Error(hardLinkMessage(path, info.nlink));
     await handle.truncate(0);
     await handle.writeFile(bytes);
     return { mtimeMs: (await handle.stat()).mtimeMs };
@@ -127,6 +130,11 @@ async function removeCreated(handle: FileHandle, opened: string): Promise<string
   } catch (error) {
     return ` The empty file it had created at ${opened} could not be removed: ${describeError(error)}.`;
   }
+}
+
+/** Written in place, a file with other names changes under all of them, wherever they are. */
+function hardLinkMessage(path: string, names: number): string {
+  return `Cannot write ${path}: the file has ${names} hard links (other names, perhaps outside the workspace), and a write would change it under all of them. Nothing was written.`;
 }
 
 function movedMessage(path: string, expected: string, actual: string | undefined): string {
