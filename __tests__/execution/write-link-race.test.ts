@@ -102,10 +102,11 @@ describe('Write while another process swaps a directory on the way for a link to
       await once(swapper, 'exit');
 
       expect(readdirSync(outside.root)).toEqual([]);
-      // Both states were seen: the swapper really ran against the writes.
-      expect(outcomes.written.length).toBeGreaterThan(0);
+      // The swapper really ran against the writes: some were judged or caught in its link state.
       expect(outcomes.refused).toBeGreaterThan(0);
       if (mode === 'retarget') {
+        // Half the time `d` leads inside: those writes went through, and landed there.
+        expect(outcomes.written.length).toBeGreaterThan(0);
         for (const name of outcomes.written)
           expect(existsSync(inside.path(`real/${name}`))).toBe(true);
       }

@@ -81,13 +81,8 @@ async function openWithoutFollowing(
 async function makeParents(path: string, location: string): Promise<void> {
   const missing: string[] = [];
   for (let dir = dirname(path); !(await isPresent(dir)); dir = dirname(dir)) missing.unshift(dir);
-  let expected = dirname(location);
-  const expectedOf = missing.map(() => '');
-  for (let index = missing.length - 1; index >= 0; index--) {
-    expectedOf[index] = expected;
-    expected = dirname(expected);
-  }
   for (const [index, dir] of missing.entries()) {
+    const expected = ancestorOf(location, missing.length - index);
     let made = true;
     try {
       await mkdir(dir);
@@ -97,11 +92,17 @@ async function makeParents(path: string, location: string): Promise<void> {
       made = false;
     }
     const real = await realpath(dir).catch(() => undefined);
-    if (real !== expectedOf[index]) {
+    if (real !== expected) {
       if (made && real !== undefined) await rmdir(real).catch(() => undefined);
-      throw new Error(movedMessage(dir, expectedOf[index] ?? '', real));
+      throw new Error(movedMessage(dir, expected, real));
     }
   }
+}
+
+function ancestorOf(path: string, levels: number): string {
+  let ancestor = path;
+  for (let level = 0; level < levels; level++) ancestor = dirname(ancestor);
+  return ancestor;
 }
 
 /** Where the open file is: the kernel's name for it, else its directory's real path + name. */
