@@ -241,7 +241,7 @@ describe('decide on an edit through a symbolic link', () => {
   };
 
   it.each(policies.filter(([name]) => !name.startsWith('bypass')))(
-    'sees a dangling link to outside, and to a protected file inside, for what they are, in %s',
+    'sees a dangling link to outside, and links to protected files inside, for what they are, in %s',
     (_, policy) => {
       symlinkSync(outside.path('created.txt'), inside.path('notes.md'));
       mkdirSync(inside.path('.git/hooks'), { recursive: true });
@@ -253,6 +253,9 @@ describe('decide on an edit through a symbolic link', () => {
       const hook = decision(inside.path('hook.md'), policy);
       expect(hook).toMatchObject({ behavior: 'deny', source: 'protected-path' });
       expect(hook.reason).toContain(inside.path('.git/hooks/pre-commit'));
+      symlinkSync('.git', inside.path('cfg'));
+      const throughDirectory = decision(inside.path('cfg/hooks/post-checkout'), policy);
+      expect(throughDirectory).toMatchObject({ behavior: 'deny', source: 'protected-path' });
     },
   );
 });
