@@ -36,16 +36,25 @@ for (let round = 0; ; round++) {
     pause();
   } catch {
     // A Write made a new directory while ours was away: ours goes back in its place.
-    fs.rmSync(next, { force: true });
-    if (fs.existsSync(parked)) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      try { fs.renameSync(parked, dir); } catch {}
-    }
+    try {
+      fs.rmSync(next, { force: true });
+      if (fs.existsSync(parked)) {
+        fs.rmSync(dir, { recursive: true, force: true });
+        fs.renameSync(parked, dir);
+      }
+    } catch {}
   }
 }
 `;
 
 const WRITES = 300;
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill();
+  await exited;
+}
 
 describe('Write while another process swaps a directory on the way for a link to outside', () => {
   let inside: Workspace;
@@ -57,10 +66,7 @@ describe('Write while another process swaps a directory on the way for a link to
     outside = makeWorkspace('ci-agent-outside-');
   });
   afterEach(async () => {
-    if (swapper && swapper.exitCode === null && swapper.signalCode === null) {
-      swapper.kill();
-      await once(swapper, 'exit');
-    }
+    await stop(swapper);
     inside.cleanup();
     outside.cleanup();
   });
@@ -98,8 +104,7 @@ describe('Write while another process swaps a directory on the way for a link to
         if (outcome.result.is_error) outcomes.refused++;
         else outcomes.written.push(`f-${index}.txt`);
       }
-      swapper.kill();
-      await once(swapper, 'exit');
+      await stop(swapper);
 
       expect(readdirSync(outside.root)).toEqual([]);
       // The swapper really ran against the writes: some were judged or caught in its link state.
@@ -111,6 +116,6 @@ describe('Write while another process swaps a directory on the way for a link to
           expect(existsSync(inside.path(`real/${name}`))).toBe(true);
       }
     },
-    60_000,
+    30_000,
   );
 });
