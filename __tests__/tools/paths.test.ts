@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   expandPath,
   isInside,
@@ -68,5 +68,50 @@ describe('realPathOf and the workspace check', () => {
     } finally {
       outside.cleanup();
     }
+  });
+
+  describe('with links that lead nowhere yet', () => {
+    let inside: Workspace;
+    let outside: Workspace;
+    beforeEach(() => {
+      inside = makeWorkspace();
+      outside = makeWorkspace('ci-agent-outside-');
+    });
+    afterEach(() => {
+      inside.cleanup();
+      outside.cleanup();
+    });
+
+    it('follows a dangling link in the last component to where a write would create it', () => {
+      const link = inside.path('notes.md');
+      symlinkSync(join(outside.root, 'created.txt'), link);
+      expect(realPathOf(link)).toBe(join(outside.root, 'created.txt'));
+      expect(isInsideWorkspace(link, [inside.root])).toBe(false);
+      expect(permissionPaths(link)).toEqual([link, join(outside.root, 'created.txt')]);
+    });
+
+    it('follows a relative dangling link, a chain of links, and a dangling directory link', () => {
+      mkdirSync(inside.path('docs'));
+      symlinkSync('../.git/hooks/pre-commit', inside.path('docs/hook.md'));
+      expect(realPathOf(inside.path('docs/hook.md'))).toBe(inside.path('.git/hooks/pre-commit'));
+      symlinkSync(inside.path('docs/hook.md'), inside.path('second'));
+      expect(realPathOf(inside.path('second'))).toBe(inside.path('.git/hooks/pre-commit'));
+      symlinkSync(join(outside.root, 'not-yet'), inside.path('dir'));
+      expect(realPathOf(inside.path('dir/a/b.txt'))).toBe(join(outside.root, 'not-yet/a/b.txt'));
+    });
+
+    it('resolves `..` in a link target from where the link really leads', () => {
+      mkdirSync(join(outside.root, 'deep/er'), { recursive: true });
+      symlinkSync(join(outside.root, 'deep/er'), inside.path('er'));
+      mkdirSync(inside.path('sub'));
+      symlinkSync('../er/../x.txt', inside.path('sub/up'));
+      expect(realPathOf(inside.path('sub/up'))).toBe(join(outside.root, 'deep/x.txt'));
+    });
+
+    it('stops at a loop of links instead of running on', () => {
+      symlinkSync(inside.path('b'), inside.path('a'));
+      symlinkSync(inside.path('a'), inside.path('b'));
+      expect(isInside(realPathOf(inside.path('a/c')), inside.root)).toBe(true);
+    });
   });
 });

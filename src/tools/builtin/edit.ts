@@ -13,7 +13,7 @@ import type { EditRequest } from './file/edit-plan.js';
 import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { writeTextFile } from './file/text-file.js';
-import { filePermissionRequest } from './file/file-permission.js';
+import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -62,7 +62,7 @@ export const editTool = defineTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
 
-  checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'edit'),
+  checkPermissions: (input, context) => editPermissionRequest(input, input.file_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const planned = await planEdit(toRequest(input, context), context);
@@ -76,7 +76,8 @@ export const editTool = defineTool({
     const planned = await planEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
-    const written = await writeTextFile(request.path, plan.output, plan.encoding);
+    const location = judgedLocation(input, request.path);
+    const written = await writeTextFile(request.path, plan.output, plan.encoding, location);
     context.fileState.recordWrite(request.path, written.raw, written.mtimeMs);
     const data: EditOutput = {
       filePath: request.path,

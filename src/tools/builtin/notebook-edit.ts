@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';
-import { filePermissionRequest } from './file/file-permission.js';
+import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 import { writeTextFile } from './file/text-file.js';
 import { planNotebookEdit } from './notebook/notebook-edit-plan.js';
 import type { EditMode, NotebookEditRequest } from './notebook/notebook-edit-plan.js';
@@ -72,7 +72,7 @@ export const notebookEditTool = defineTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
 
-  checkPermissions: (input, context) => filePermissionRequest(input.notebook_path, context, 'edit'),
+  checkPermissions: (input, context) => editPermissionRequest(input, input.notebook_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const planned = await planNotebookEdit(toRequest(input, context), context);
@@ -86,7 +86,8 @@ export const notebookEditTool = defineTool({
     const planned = await planNotebookEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
-    const written = await writeTextFile(request.path, plan.output, plan.file.encoding);
+    const location = judgedLocation(input, request.path);
+    const written = await writeTextFile(request.path, plan.output, plan.file.encoding, location);
     context.fileState.recordWrite(request.path, written.raw, written.mtimeMs);
     const data: NotebookEditOutput = {
       new_source: input.new_source,

@@ -17,7 +17,8 @@ import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { readTextFile, writeTextFile } from './file/text-file.js';
 import type { TextFile } from './file/text-file.js';
-import { filePermissionRequest } from './file/file-permission.js';
+import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
+import { linkProblem } from './file/links.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -38,7 +39,7 @@ export interface WriteOutput {
 
 const description = `Writes a file to the local file system, replacing it completely if it exists.
 
-- file_path must be an absolute path. Missing parent directories are created.
+- file_path must be an absolute path. Missing parent directories are created. A symbolic link is not written through.
 - To overwrite an existing file you must have read all of it with Read first, and it must not have changed since; otherwise the write is refused.
 - To change part of a file, prefer Edit: it sends only the change.
 - Create new files only when the task needs them; do not add documentation files unless asked to.
@@ -52,7 +53,7 @@ export const writeTool = defineTool({
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
 
-  checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'edit'),
+  checkPermissions: (input, context) => editPermissionRequest(input, input.file_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
     const path = expandPath(input.file_path, context.projectDir);
@@ -70,7 +71,9 @@ export const writeTool = defineTool({
     // Hooks ran between validation and now; a change they or anyone else made must not be lost.
     const problem = original && fullReadProblem(context.fileState, path, original);
     if (problem) throw new Error(problem);
-    const written = await writeTextFile(path, input.content, original?.encoding ?? 'utf8');
+    const encoding = original?.encoding ?? 'utf8';
+    const location = judgedLocation(input, path);
+    const written = await writeTextFile(path, input.content, encoding, location);
     context.fileState.recordWrite(path, written.raw, written.mtimeMs);
     const data: WriteOutput = {
       type: original ? 'update' : 'create',
@@ -93,6 +96,8 @@ export const writeTool = defineTool({
 
 /** The file as it is now, undefined when there is none, or a message when it cannot be written. */
 async function loadExisting(path: string): Promise<TextFile | undefined | string> {
+  const link = await linkProblem(path);
+  if (link) return link;
   let info: Stats;
   try {
     info = await stat(path);

@@ -2,14 +2,16 @@
  * Edit's checks and the change they allow, computed in one place so validateInput and call() run
  * the same logic (call() runs it again: hooks may have touched the file in between).
  *
- * Order, as the reference CLI checks: no-op edit → create via empty old_string → missing file →
- * notebook → not read → stale → not found → ambiguous → edited lines not seen (DECISIONS #2).
+ * Order, as the reference CLI checks: no-op edit → a symbolic link (links.ts, not written
+ * through) → create via empty old_string → missing file → notebook → not read → stale → not
+ * found → ambiguous → edited lines not seen (DECISIONS #2).
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { extname } from 'node:path';
 import type { ToolContext } from '../../tool.js';
 import { describeError, errorCode } from './fs-errors.js';
+import { linkProblem } from './links.js';
 import { fileNotFoundMessage } from './missing-file.js';
 import { readStateProblem } from './read-guard.js';
 import { findMatches, lineSpan, replaceMatches } from './replace.js';
@@ -43,6 +45,8 @@ export async function planEdit(request: EditRequest, context: ToolContext): Prom
   if (oldString === newString) {
     return fail('No changes to make: old_string and new_string are exactly the same.');
   }
+  const link = await linkProblem(path);
+  if (link) return fail(link);
   let info: Stats | undefined;
   try {
     info = await stat(path);

@@ -7,8 +7,9 @@
  *   records, matching what `FileStateCache.refresh` reads back for UTF-8 files.
  * - `text`: `raw` without the BOM; `toLf(text)` is what the model sees and what Edit matches on.
  */
-import { mkdir, open, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { open, readFile, stat } from 'node:fs/promises';
+import { realPathOf } from '../../paths.js';
+import { writeWithoutFollowing } from './no-follow-write.js';
 
 export type TextEncoding = 'utf8' | 'utf8-bom' | 'utf16le';
 export type LineEnding = '\n' | '\r\n';
@@ -86,17 +87,18 @@ export async function readTextFile(path: string): Promise<TextFile> {
 }
 
 /**
- * Writes text, creating parent directories. Returns the raw text written and the mtime as the file
- * system reports it after the write (never a clock reading, whose resolution may differ).
+ * Writes text, creating parent directories, never through a symbolic link, and only to
+ * `location`: where the permission decision saw the path lead (no-follow-write.ts). Returns the
+ * raw text written and the mtime as the file system reports it after the write (never a clock
+ * reading, whose resolution may differ).
  */
 export async function writeTextFile(
   path: string,
   text: string,
   encoding: TextEncoding,
+  location: string = realPathOf(path),
 ): Promise<{ raw: string; mtimeMs: number }> {
   const { raw, bytes } = encodeText(text, encoding);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, bytes);
-  const info = await stat(path);
-  return { raw, mtimeMs: info.mtimeMs };
+  const { mtimeMs } = await writeWithoutFollowing(path, bytes, location);
+  return { raw, mtimeMs };
 }

@@ -2,15 +2,16 @@
  * NotebookEdit's checks and the notebook they allow, computed in one place so validateInput and
  * call() run the same logic (call() runs it again: hooks may have touched the file in between).
  *
- * Order: not a notebook → insert without cell_type → no cell_id to replace or delete → missing
- * file → not read in full, or changed since (DECISIONS #2/#3) → not a notebook inside → unknown
- * cell. The notebook was shown whole by Read, so a full read is required, as for Write.
+ * Order: not a notebook → insert without cell_type → no cell_id to replace or delete → a
+ * symbolic link (links.ts, not written through) → missing file → not read in full, or changed
+ * since (DECISIONS #2/#3) → not a notebook inside → unknown cell. The notebook was shown whole by Read, so a full read is required, as for Write.
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { ToolContext } from '../../tool.js';
 import { describeError, isNotFound } from '../file/fs-errors.js';
+import { linkProblem } from '../file/links.js';
 import { fileNotFoundMessage } from '../file/missing-file.js';
 import { fullReadProblem } from '../file/read-guard.js';
 import { readTextFile, toLf } from '../file/text-file.js';
@@ -67,6 +68,8 @@ export async function planNotebookEdit(
   if (editMode !== 'insert' && cellId === undefined) {
     return fail('Cell ID must be specified when not inserting a new cell.');
   }
+  const link = await linkProblem(path);
+  if (link) return fail(link);
   let info: Stats;
   try {
     info = await stat(path);
