@@ -179,7 +179,8 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
     };
   }
 
-  if (request.readOnly && outside.length === 0) {
+  const unplaced = request.request.readsOutside ?? [];
+  if (request.readOnly && outside.length === 0 && unplaced.length === 0) {
     return {
       behavior: 'allow',
       source: 'default',
@@ -187,13 +188,14 @@ function evaluate(request: DecisionRequest, policy: PermissionPolicy): Verdict {
       reason: 'read-only call inside the workspace',
     };
   }
+  const reaches = [...outside, ...unplaced];
   return {
     behavior: 'ask',
     source: 'default',
     matchedRules: [],
     reason:
-      outside.length > 0
-        ? `${toolName} reaches outside the workspace (${outside.join(', ')}) and no rule allows it`
+      reaches.length > 0
+        ? `${toolName} reaches outside the workspace (${reaches.join(', ')}) and no rule allows it`
         : `no rule allows ${toolName} in ${policy.mode} mode`,
   };
 }
