@@ -121,7 +121,7 @@ export const bashTool = defineTool({
       shell: shellPath(),
       script: reportingCwd(input.command, cwdFile),
       cwd: context.shell.cwd,
-      env: withGitPins(context.env),
+      env: withGitPins(context.env, input.command),
       timeoutMs,
       signal: context.signal,
       maxOutputChars: limits.maxOutputLength,

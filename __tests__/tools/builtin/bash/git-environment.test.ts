@@ -2,16 +2,35 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashTool } from '../../../../src/tools/builtin/bash.js';
-import { withGitPins } from '../../../../src/tools/builtin/bash/git-environment.js';
+import { mayRunGit, withGitPins } from '../../../../src/tools/builtin/bash/git-environment.js';
 import { buildChildEnv } from '../../../../src/util/child-env.js';
 import { makeContext, makeWorkspace, runTool } from '../../../helpers/tool-harness.js';
 import type { Workspace } from '../../../helpers/tool-harness.js';
 
 const GIT_IDENTITY = ['-c', 'user.name=t', '-c', 'user.email=t@example.com'];
 
+describe('mayRunGit', () => {
+  it.each([
+    ['git status', true],
+    ['env git status', true],
+    ["g''it status", true],
+    ['/usr/bin/git log', true],
+    ['echo "$(git rev-parse HEAD)"', true],
+    ["bash -c 'git status'", true],
+    ['$CMD status', true],
+    ['g$(printf i)t status', true],
+    ['if true; then git status; fi', true],
+    ['npm test', false],
+    ['ls -la && cat a.txt', false],
+    ['sh suite.sh', false],
+  ])('%j → %s', (command, expected) => {
+    expect(mayRunGit(command)).toBe(expected);
+  });
+});
+
 describe('withGitPins', () => {
   it('adds fsmonitor, bare-repository and pager pins as command-line configuration', () => {
-    expect(withGitPins({ PATH: '/bin' })).toEqual({
+    expect(withGitPins({ PATH: '/bin' }, 'git status')).toEqual({
       PATH: '/bin',
       GIT_PAGER: 'cat',
       GIT_CONFIG_COUNT: '2',
@@ -23,11 +42,10 @@ describe('withGitPins', () => {
   });
 
   it('puts its entries after those the environment has, so that they win', () => {
-    const env = withGitPins({
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: 'core.fsmonitor',
-      GIT_CONFIG_VALUE_0: './run-me',
-    });
+    const env = withGitPins(
+      { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: './run-me' },
+      'git status',
+    );
     expect(env).toMatchObject({
       GIT_CONFIG_COUNT: '3',
       GIT_CONFIG_KEY_0: 'core.fsmonitor',
@@ -38,7 +56,16 @@ describe('withGitPins', () => {
   });
 
   it('starts over when the count it is given is not a number', () => {
-    expect(withGitPins({ GIT_CONFIG_COUNT: 'x' }).GIT_CONFIG_COUNT).toBe('2');
+    expect(withGitPins({ GIT_CONFIG_COUNT: 'x' }, 'git log').GIT_CONFIG_COUNT).toBe('2');
+  });
+
+  it('leaves the bare-repository pin out of a command that cannot run git itself', () => {
+    expect(withGitPins({}, 'npm test')).toEqual({
+      GIT_PAGER: 'cat',
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.fsmonitor',
+      GIT_CONFIG_VALUE_0: 'false',
+    });
   });
 
   describe('with real git and a planted trap', () => {
@@ -76,7 +103,7 @@ describe('withGitPins', () => {
       git(tools, ['status'], plainEnv());
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
-      const pinned = git(tools, ['status'], withGitPins(plainEnv()));
+      const pinned = git(tools, ['status'], withGitPins(plainEnv(), 'git status'));
       expect(pinned.stderr).toContain('cannot use bare repository');
       expect(existsSync(marker)).toBe(false);
     });
@@ -89,7 +116,7 @@ describe('withGitPins', () => {
       git(workspace.root, ['status'], plainEnv());
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
-      const pinned = git(workspace.root, ['status'], withGitPins(plainEnv()));
+      const pinned = git(workspace.root, ['status'], withGitPins(plainEnv(), 'git status'));
       expect(pinned.status).toBe(0);
       expect(existsSync(marker)).toBe(false);
     });
@@ -106,8 +133,20 @@ describe('withGitPins', () => {
       onTerminal(plainEnv());
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
-      onTerminal(withGitPins(plainEnv()));
+      onTerminal(withGitPins(plainEnv(), 'git status'));
       expect(existsSync(marker)).toBe(false);
+    });
+
+    it('lets a test suite that does not name git use a bare fixture by its cwd', async () => {
+      execFileSync('git', ['init', '-q', '--bare', workspace.path('origin.git')]);
+      writeFileSync(
+        workspace.path('suite.sh'),
+        'cd origin.git && git rev-parse --is-bare-repository\n',
+      );
+      const context = makeContext(workspace);
+      const run = await runTool(bashTool, { command: 'sh suite.sh' }, context);
+      expect(run.text).not.toContain('cannot use bare repository');
+      expect(run.text).toContain('true');
     });
 
     it('is what the Bash tool runs every command with', async () => {
