@@ -95,7 +95,7 @@ function globPlaces(pattern: string, word: Word): WordPlaces {
   if (globbed.some((segment) => /[(){}\\]/.test(segment) || segment.startsWith('!')))
     return cannot('a glob this check does not read');
   // bash matches `.` and `..` only by a pattern that starts with a dot (`.*`, `.?`).
-  if (globbed.some((segment) => /^[.[]/.test(segment) && segmentPattern(segment).test('..')))
+  if (globbed.some((segment) => segment.startsWith('.') && segmentPattern(segment).test('..')))
     return cannot('a glob that can match ..');
   if (globbed.length > MAX_GLOB_SEGMENTS) return cannot('a glob too deep to check');
   const base = segments.slice(0, first).join('/') || '/';
@@ -144,13 +144,22 @@ function segmentPattern(segment: string): RegExp {
   return new RegExp(`^${source}$`, 's');
 }
 
-/** Where the bracket expression opened at `open` ends; -1 when `[` is a plain character. */
+/**
+ * Where the bracket expression opened at `open` ends; -1 when `[` is a plain character. A `]`
+ * right after `[` or `[!` is a member, and so is a class such as `[:alpha:]`.
+ */
 function bracketEnd(segment: string, open: number): number {
   let index = open + 1;
   if (segment[index] === '!' || segment[index] === '^') index++;
   if (segment[index] === ']') index++;
-  const close = segment.indexOf(']', index);
-  return close;
+  for (; index < segment.length; index++) {
+    if (segment[index] === ']') return index;
+    if (segment.startsWith('[:', index)) {
+      const end = segment.indexOf(':]', index + 2);
+      if (end !== -1) index = end + 1;
+    }
+  }
+  return -1;
 }
 
 function entries(directory: string): string[] {
