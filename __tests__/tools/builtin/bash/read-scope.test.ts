@@ -70,6 +70,7 @@ describe('readScope', () => {
       'diff a.txt src/a.ts',
       'sort -u a.txt',
       'echo /etc/passwd "$HOME"',
+      'echo src/*.ts',
       'printf "%s\\n" ~/x',
       'test -f a.txt',
       'stat src',
@@ -127,6 +128,9 @@ describe('readScope', () => {
       ['cat o[!x]t/secret.txt', 'a negated bracket that matches the link'],
       ["cat $'\\x2fetc/passwd'", 'ANSI-C quoting'],
       ['ls ~-', 'the previous directory, by tilde'],
+      ['echo ~/.ssh/*', 'a glob listing the home directory'],
+      ['printf "%s\\n" /etc/*', 'a glob listing a system directory'],
+      ['grep o* a.txt', 'a glob in the pattern position that matches a link out'],
       ['cd out && cat secret.txt', 'cd through a link'],
       // Directories it moves to.
       ['cd /etc && cat passwd', 'cd to a system directory'],

@@ -8,7 +8,8 @@
  *   2. per simple command, the words that may name what it reads: the file operands of the
  *      programs file-commands.ts knows (grep's pattern is no file), every argument of the others
  *      (ls, find, test, git, …), the value of every `--option=value` and of a `-x/path` cluster,
- *      the `<` redirections, and `.` (the directory itself: `ls`, `grep -r x`, `git status`);
+ *      the `<` redirections, every glob (it lists a directory, even for echo), and `.` (the
+ *      directory itself: `ls`, `grep -r x`, `git status`);
  *   3. what cannot be placed from the words: a recursion that follows symbolic links (`grep -R`,
  *      `find -L`, `diff -r`), names read from a file (`sha256sum -c`, `--files0-from`), jq
  *      modules and jq's view of the environment, git in a repository other than the workspace's;
@@ -103,7 +104,9 @@ function readWords(command: SimpleCommand): Word[] {
     .filter((redirection) => redirection.operator === '<')
     .map((redirection) => redirection.target);
   const [name, ...args] = command.words;
-  if (!name || NO_FILES.has(name.value)) return inputs;
+  // A glob lists its directory whatever the program does with the names (`echo ~/.ssh/*`).
+  const globs = args.filter((arg) => arg.expansions.includes('glob'));
+  if (!name || NO_FILES.has(name.value)) return [...inputs, ...globs];
   const here: Word = { raw: '.', value: '.', expansions: [], leadingDynamic: false };
   const words = (arg: Word) => !arg.value.startsWith('-') || arg.leadingDynamic;
   // `rg --files` takes no pattern: every operand is a path.
@@ -116,7 +119,7 @@ function readWords(command: SimpleCommand): Word[] {
     : args.filter(words);
   // The table reads short clusters (`cut -d/`); an unknown long option's value may be a file.
   const values = args.flatMap((arg) => optionValue(arg, !known));
-  return [...inputs, here, ...operands, ...values];
+  return [...inputs, here, ...operands, ...values, ...globs];
 }
 
 /**
