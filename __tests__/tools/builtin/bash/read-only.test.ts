@@ -230,6 +230,9 @@ describe('isReadOnlyCommand', () => {
       ['git --work-tree=/ status', 'git --work-tree'],
       ['git --namespace=x log', 'git --namespace'],
       ['GIT_DIR=tools git status', 'git with an environment assignment'],
+      ['GIT_EXTERNAL_DIFF=./x git diff', 'git diff with an external diff program'],
+      ['git --git-dir=tools status', 'git pointed at a planted git dir'],
+      ['git -C tools log', 'git run in a planted git dir'],
       ['cd tools && git status', 'git after cd into a directory'],
     ])('%j is not read-only (%s)', (command) => {
       expect(isReadOnlyCommand(command)).toBe(false);
