@@ -81,10 +81,11 @@ describe('decide on Bash commands that name files', () => {
       ['cat a.txt', ['allow', 'default']],
       ['cat .env.example', ['allow', 'default']],
       ['cat *.env', ['allow', 'default']],
-      ['cat "$F"', ['allow', 'default']],
       ['echo .env', ['allow', 'default']],
       ['grep .env a.txt', ['allow', 'default']],
-      ['cat /etc/hostname', ['allow', 'default']],
+      // Read-only but not inside: the mode default asks, and the policy's ask default decides.
+      ['cat "$F"', ['deny', 'default']],
+      ['cat /etc/hostname', ['deny', 'default']],
       // Documented limits: git's object store and recursive searches are not followed.
       ['git show HEAD:.env', ['allow', 'default']],
       ['grep -r KEY .', ['allow', 'default']],

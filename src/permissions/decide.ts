@@ -133,9 +133,13 @@ function evaluateMode(request: DecisionRequest, policy: PermissionPolicy): Verdi
 }
 
 function defaultVerdict(request: DecisionRequest, policy: PermissionPolicy): Verdict {
-  const outside = (request.request.paths ?? []).filter(
-    (path) => !policy.workspaceRoots.some((root) => isInside(path, root)),
-  );
+  const outside = [
+    ...(request.request.paths ?? []).filter(
+      (path) => !policy.workspaceRoots.some((root) => isInside(path, root)),
+    ),
+    // What a command reads that cannot be placed (`$PPID`, a glob that could climb out).
+    ...(request.request.readsOutside ?? []),
+  ];
   if (request.readOnly && outside.length === 0) {
     return {
       behavior: 'allow',

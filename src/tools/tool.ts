@@ -26,8 +26,18 @@ export interface PermissionRequest {
   ruleContent?: string;
   /** read: changes nothing; edit: changes files; execute: runs a program; other: anything else. */
   access: 'read' | 'edit' | 'execute' | 'other';
-  /** Absolute paths the call touches; checked against the workspace roots. */
+  /**
+   * Absolute paths the call touches; checked against the workspace roots. For a read-only Bash
+   * command, what it reads (bash/read-scope.ts), as written and as resolved through symlinks.
+   */
   paths?: readonly string[];
+  /**
+   * What a read-only call may read that no root can hold or that cannot be placed before it
+   * runs, one short phrase each: a word known only at run time (`/proc/$PPID/environ`), a kernel
+   * file, a recursion that follows symbolic links, git in a repository not the workspace's. The
+   * mode default does not count such a call as "read-only inside the workspace".
+   */
+  readsOutside?: readonly string[];
   /**
    * Files a command names as it runs (Bash: `cat F`, `> F`, `cp A B`), for Read(…) and Edit(…)
    * deny and ask rules (CC-COMPAT §2.4). Unlike `paths` they play no part in the workspace check

@@ -232,6 +232,17 @@ describe('bashTool', () => {
       expect(bashTool.checkPermissions(input, context)).toEqual({
         access: 'read',
         ruleContent: 'git status && ls',
+        // What it reads: the cwd, and its words taken for paths there.
+        paths: [workspace.root, workspace.path('status')],
+      });
+    });
+
+    it('says what a read-only command reads that cannot be placed inside', () => {
+      const input = { command: 'cat /proc/$PPID/environ' };
+      expect(bashTool.checkPermissions(input, context)).toMatchObject({
+        access: 'read',
+        paths: [workspace.root],
+        readsOutside: ['/proc/$PPID/environ (known only when it runs)'],
       });
     });
 

@@ -3,7 +3,8 @@
  * only the working directory carries over to the next call, and only inside the workspace.
  *
  * A call: limits from the environment → script wrapped so that the shell reports its final cwd →
- * run with output relayed as progress → cwd kept or reset → output shaped for the model.
+ * run, with git's configuration pinned (bash/git-environment.ts) and output relayed as progress
+ * → cwd kept or reset → output shaped for the model.
  */
 import { existsSync, statSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -16,12 +17,14 @@ import { defineTool } from '../tool.js';
 import type { ToolContext } from '../tool.js';
 import { interpretExitCode } from './bash/exit-code.js';
 import { bashFileOperands } from './bash/file-operands.js';
+import { withGitPins } from './bash/git-environment.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './bash/limits.js';
 import { effectiveTimeoutMs, readBashLimits } from './bash/limits.js';
 import type { BashOutput } from './bash/output.js';
 import { formatStderr, formatStdout, isErrorOutput, renderBashOutput } from './bash/output.js';
 import { ProgressFeed, relayProgress } from './bash/progress.js';
 import { isReadOnlyCommand } from './bash/read-only.js';
+import { readScope } from './bash/read-scope.js';
 import { runCommand } from './bash/run-command.js';
 import type { CommandResult } from './bash/run-command.js';
 
@@ -90,10 +93,22 @@ export const bashTool = defineTool({
       homeDir: context.env.HOME ?? homedir(),
       env: context.env,
     });
+    const readOnly = isReadOnlyCommand(input.command);
+    // What a read-only command reads, for the mode default's workspace check.
+    const scope = readOnly
+      ? readScope(input.command, {
+          cwd: context.shell.cwd,
+          homeDir: context.env.HOME ?? homedir(),
+          env: context.env,
+          workspaceRoots: context.workspaceRoots,
+        })
+      : undefined;
     return {
-      access: isReadOnlyCommand(input.command) ? 'read' : 'execute',
+      access: readOnly ? 'read' : 'execute',
       ruleContent: input.command,
       ...(fileOperands.length > 0 && { fileOperands }),
+      ...(scope && scope.paths.length > 0 && { paths: scope.paths }),
+      ...(scope && scope.outside.length > 0 && { readsOutside: scope.outside }),
     };
   },
   async *call(input, context) {
@@ -106,7 +121,7 @@ export const bashTool = defineTool({
       shell: shellPath(),
       script: reportingCwd(input.command, cwdFile),
       cwd: context.shell.cwd,
-      env: context.env,
+      env: withGitPins(context.env, input.command),
       timeoutMs,
       signal: context.signal,
       maxOutputChars: limits.maxOutputLength,

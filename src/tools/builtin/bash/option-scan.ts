@@ -110,3 +110,16 @@ export function afterPrefix(word: Word, length: number): Word {
   const value = word.value.slice(length);
   return { ...word, raw: value, value, leadingDynamic: false };
 }
+
+/**
+ * Whether `value` is one of the long options `names`, written out (`--output`, `--output=f`) or,
+ * as getopt_long and git's parse-options accept, abbreviated to a prefix (`--out=f`). A prefix
+ * another option shares is ambiguous and refused by the program; counting it errs on the safe
+ * side.
+ */
+export function isLongOption(value: string, names: readonly string[]): boolean {
+  if (!value.startsWith('--')) return false;
+  const equals = value.indexOf('=');
+  const name = equals === -1 ? value : value.slice(0, equals);
+  return name.length > 2 && names.some((option) => option.startsWith(name));
+}

@@ -3,7 +3,8 @@
  * and the permission policy (DECISIONS #11). `parseCommand` turns a command line into the simple
  * commands it runs, in source order:
  *
- *   1. lists and pipelines (`&& || ; | |& &`, newlines) are split into their simple commands;
+ *   1. lists and pipelines (`&& || ; | |& &`, newlines) are split into their simple commands
+ *      (those a `&` sends to the background are marked);
  *   2. subshells `( … )` and brace groups `{ …; }` are flattened, their redirections copied onto
  *      every command inside (a redirect on the group applies to each of them);
  *   3. what a word or here-document would run — `$( … )`, backticks, `<( … )`, `>( … )` — is
@@ -72,6 +73,8 @@ export interface SimpleCommand {
   nested: NestedScript[];
   /** Runs inside `( … )`: a `cd` or assignment there does not reach the calling shell. */
   subshell: boolean;
+  /** Started with `&`: runs on in the background while the shell goes on. */
+  background?: true;
 }
 
 export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };

@@ -86,10 +86,12 @@ export class ShellParser extends WordReader {
         continue;
       }
       if (this.atEnd() || this.atCloser(closer)) break;
-      commands.push(...this.parsePipeline());
+      const pipeline = this.parsePipeline();
+      commands.push(...pipeline);
       needCommand = false;
       this.skipBlanks();
       const operator = this.readListOperator();
+      if (operator === '&') for (const command of pipeline) command.background = true;
       if (operator === null) break;
       needCommand = operator === '&&' || operator === '||';
     }

@@ -3,6 +3,7 @@
  * configuration (`-C`, `-c`, `--git-dir`, `--exec-path`, …) are not accepted: configuration
  * can name programs (pager, fsmonitor, diff drivers) that git then runs.
  */
+import { isLongOption } from './option-scan.js';
 import type { Word } from './parse.js';
 
 const SAFE_GLOBAL_OPTIONS = new Set([
@@ -76,11 +77,14 @@ export function isReadOnlyGit(args: readonly Word[]): boolean {
   return false;
 }
 
-/** `--output` writes a file; `-O` / `--open-files-in-pager` (git grep) runs a program. */
+/**
+ * `--output` writes a file; `-O` / `--open-files-in-pager` (git grep) runs a program. git's
+ * parse-options takes abbreviations (`--op=prog`) and clusters (`-nOprog`), so any prefix of the
+ * long names and any cluster holding an O count (a pattern such as `-eOops` errs on the safe side).
+ */
 function isSafeReadingOption(arg: string): boolean {
-  if (arg === '--output' || arg.startsWith('--output=')) return false;
-  if (arg.startsWith('--open-files-in-pager')) return false;
-  return !/^-O/.test(arg);
+  if (isLongOption(arg, ['--output', '--open-files-in-pager'])) return false;
+  return !/^-[^-]*O/.test(arg);
 }
 
 /** `git branch` lists with no arguments, listing options, or patterns after --list. */

@@ -2,7 +2,10 @@
  * Which Bash commands change nothing, for isReadOnly / isConcurrencySafe and the default mode's
  * auto-allow (DECISIONS #10). An allowlist: a command is read-only only when it parses and every
  * simple command in it is a known reader with arguments known to be safe. If in doubt, false.
+ * Read-only is not yet inside: the auto-allow also needs all the command reads to be in the
+ * workspace (read-scope.ts).
  */
+import { isLongOption } from './option-scan.js';
 import { parseCommand } from './parse.js';
 import type { Redirection, SimpleCommand, Word } from './parse.js';
 import { isReadOnlyGit } from './read-only-git.js';
@@ -20,7 +23,7 @@ function withoutOptions(short: string, long: readonly string[] = []): ArgumentCh
     args.every((arg) => {
       if (arg.leadingDynamic) return false;
       const value = arg.value;
-      if (long.some((option) => value === option || value.startsWith(`${option}=`))) return false;
+      if (isLongOption(value, long)) return false;
       if (/^-[^-]/.test(value))
         return ![...value.slice(1)].some((letter) => short.includes(letter));
       return true;
@@ -86,7 +89,6 @@ const COMMANDS = new Map<string, ArgumentCheck>([
     'realpath',
     'readlink',
     'whoami',
-    'printenv',
     'true',
     'false',
     'sleep',
@@ -108,7 +110,8 @@ const COMMANDS = new Map<string, ArgumentCheck>([
   ['file', withoutOptions('C', ['--compile'])],
   ['tree', withoutOptions('oR', ['--output'])],
   ['date', withoutOptions('s', ['--set'])],
-  ['env', (args) => args.length === 0],
+  // Without a name, printenv prints the whole environment (as do env and set, not listed).
+  ['printenv', (args) => args.length > 0 && args.every((arg) => !arg.leadingDynamic)],
   ['test', testArguments],
   ['[', testArguments],
   ['sort', withoutOptions('o', ['--output', '--compress-program'])],
@@ -128,6 +131,8 @@ export function isReadOnlyCommand(command: string): boolean {
 
 function isReadOnlySimpleCommand(command: SimpleCommand): boolean {
   if (command.assignments.length > 0 || command.nested.length > 0) return false;
+  // A background job outlives the call that started it (`ls &`, like setsid, nohup, disown).
+  if (command.background) return false;
   if (!command.redirections.every(isSafeRedirection)) return false;
   // Arithmetic can evaluate array indexes that run commands; nested covers the other kinds.
   if (command.words.some((word) => word.expansions.includes('arithmetic'))) return false;
@@ -138,12 +143,20 @@ function isReadOnlySimpleCommand(command: SimpleCommand): boolean {
 }
 
 const DEV_NULL = '/dev/null';
+/** bash opens a connection for these names in a redirection: network access, never a read. */
+const NETWORK_DEVICE = /^\/dev\/(tcp|udp)\//;
+const RUN_TIME_EXPANSIONS = ['parameter', 'command', 'arithmetic', 'process'];
 
 function isSafeRedirection(redirection: Redirection): boolean {
   const { operator, target } = redirection;
   const isStatic = target.expansions.length === 0;
   switch (operator) {
     case '<':
+      // A name known only at run time could be /dev/tcp/… as well.
+      return (
+        !NETWORK_DEVICE.test(target.value) &&
+        !target.expansions.some((kind) => RUN_TIME_EXPANSIONS.includes(kind))
+      );
     case '<<':
     case '<<-':
     case '<<<':
