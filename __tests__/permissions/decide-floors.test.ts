@@ -209,6 +209,20 @@ describe('decide against the floors', () => {
     expect(decision).toMatchObject({ behavior: 'deny', source: floor.source, askResolved: false });
   });
 
+  it.each(['echo hi | tee /dev/stderr', 'npm test > /dev/null 2>&1', 'echo x >/dev/stdout'])(
+    'takes %j for a command writing no file outside',
+    (command) => {
+      const policy = policyFor(
+        { name: 'none', request: bash(command), source: 'default' },
+        ANSWERS[5]!,
+      );
+      expect(decide(bash(command), policy)).toMatchObject({
+        behavior: 'allow',
+        source: 'allow-rule',
+      });
+    },
+  );
+
   it('lets the same answers through where no floor stands', () => {
     const inside = fileTool('Edit', 'src/a.ts');
     const floorless: Floor = { name: 'none', request: inside, source: 'default' };

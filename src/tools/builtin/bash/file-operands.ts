@@ -61,6 +61,7 @@ const MAX_DIRECTORIES = 8;
 const MAX_EXPANDED_SEGMENTS = 4;
 const MAX_EXPANDED_FILES = 500;
 const MAX_FALLBACK_WORDS = 1000;
+const STREAM_DEVICES = /^\/dev\/(?:stdin|stdout|stderr|fd\/[0-2])$/;
 const RUN_TIME_EXPANSIONS: ReadonlySet<ExpansionKind> = new Set([
   'parameter',
   'command',
@@ -191,6 +192,8 @@ function resolveWord(
 /** The path normalized, and where it really leads (`link/..` goes where the kernel goes). */
 function withRealPath(path: string): string[] {
   const normalized = posix.normalize(path).replace(/(.)\/+$/, '$1');
+  // The standard streams lead to whatever ci-agent's own descriptors are open on, not the command's.
+  if (STREAM_DEVICES.test(normalized)) return [normalized];
   const real = realPathOf(path);
   return real === normalized ? [normalized] : [normalized, real];
 }
