@@ -6,6 +6,10 @@
  *
  * Startup: spawn or connect → initialize → tools/list (all pages), all within one deadline.
  * A server that exits later is remembered as gone: its calls fail at once with why.
+ *
+ * The client offers elicitation (form and URL mode): a server's question is answered by the
+ * policy (elicitation.ts) and reported to every call running on the connection when it came,
+ * since the protocol does not say which call a server request belongs to.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -13,8 +17,10 @@ import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/std
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../util/errors.js';
+import type { ElicitationRecord } from './elicitation.js';
+import { answerElicitation } from './elicitation.js';
 import type { McpServerConfig } from './server-config.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
@@ -33,12 +39,16 @@ export interface McpConnectOptions {
   clientVersion?: string;
   /** Per signal step when a stdio server is stopped. */
   graceMs?: number;
+  /** The policy lists the server in `mcp.acceptElicitationDefaults`. */
+  acceptElicitationDefaults?: boolean;
 }
 
 export interface McpCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   onProgress?: (message: string) => void;
+  /** The server asked for input during the call; this is what was asked and answered. */
+  onElicitation?: (record: ElicitationRecord) => void;
 }
 
 /** A server that could not be started or reached; the message is complete. */
@@ -77,6 +87,8 @@ export class McpConnection {
     private readonly client: Client,
     private readonly transport: Transport,
     readonly tools: readonly McpToolInfo[],
+    /** The elicitation listeners of the calls running now. */
+    private readonly running: Set<(record: ElicitationRecord) => void>,
   ) {
     client.onclose = () => {
       if (!this.closing) this.gone = this.describeEnd();
@@ -85,7 +97,20 @@ export class McpConnection {
 
   static async open(options: McpConnectOptions): Promise<McpConnection> {
     const transport = makeTransport(options);
-    const client = new Client({ name: 'ci-agent', version: options.clientVersion ?? '0' });
+    const client = new Client(
+      { name: 'ci-agent', version: options.clientVersion ?? '0' },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
+    );
+    const running = new Set<(record: ElicitationRecord) => void>();
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const answer = answerElicitation(
+        options.name,
+        request.params,
+        options.acceptElicitationDefaults === true,
+      );
+      for (const listener of running) listener(answer.record);
+      return answer.result;
+    });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), options.startupTimeoutMs);
     const signal = options.signal
@@ -101,7 +126,7 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      return new McpConnection(options.name, client, transport, tools);
+      return new McpConnection(options.name, client, transport, tools, running);
     } catch (error) {
       await stopQuietly(client, transport);
       throw new McpStartError(startFailure(options, transport, error, deadline.signal.aborted));
@@ -126,6 +151,8 @@ export class McpConnection {
     options: McpCallOptions,
   ): Promise<CallToolResult> {
     if (this.gone !== undefined) throw new McpCallError(this.goneMessage());
+    const listener = options.onElicitation;
+    if (listener) this.running.add(listener);
     try {
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         signal: options.signal,
@@ -150,6 +177,8 @@ export class McpConnection {
         );
       }
       throw new McpCallError(`MCP server "${this.name}" failed the call: ${errorMessage(error)}`);
+    } finally {
+      if (listener) this.running.delete(listener);
     }
   }
 
