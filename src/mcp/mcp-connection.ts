@@ -10,17 +10,25 @@
  * The client offers elicitation (form and URL mode): a server's question is answered by the
  * policy (elicitation.ts) and reported to every call running on the connection when it came,
  * since the protocol does not say which call a server request belongs to.
+ *
+ * A message over the size limit (message-limit.ts) fails the calls it answered at once: over
+ * stdio the server is stopped (stdio-transport.ts); over streamable HTTP the calls of that
+ * response get an error and the connection goes on (limited-fetch.ts); over the older SSE
+ * transport, where every answer shares one stream, the connection is closed as a crashed one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { ElicitationRecord } from './elicitation.js';
 import { answerElicitation } from './elicitation.js';
+import type { Oversize } from './limited-fetch.js';
+import { limitedFetch } from './limited-fetch.js';
+import { MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
 import type { McpServerConfig } from './server-config.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
@@ -41,7 +49,12 @@ export interface McpConnectOptions {
   graceMs?: number;
   /** The policy lists the server in `mcp.acceptElicitationDefaults`. */
   acceptElicitationDefaults?: boolean;
+  /** The largest message read (http, sse); default MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
+
+/** The error code of the answer put in place of a message over the limit (implementation range). */
+const OVERSIZE_CODE = -32_090;
 
 export interface McpCallOptions {
   signal: AbortSignal;
@@ -89,6 +102,8 @@ export class McpConnection {
     readonly tools: readonly McpToolInfo[],
     /** The elicitation listeners of the calls running now. */
     private readonly running: Set<(record: ElicitationRecord) => void>,
+    /** Why the connection was cut by us (sse: a message over the limit). */
+    private readonly cut: { reason?: string },
   ) {
     client.onclose = () => {
       if (!this.closing) this.gone = this.describeEnd();
@@ -96,7 +111,24 @@ export class McpConnection {
   }
 
   static async open(options: McpConnectOptions): Promise<McpConnection> {
-    const transport = makeTransport(options);
+    const cut: { reason?: string } = {};
+    const limit = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    const onOversize = (oversize: Oversize) => {
+      const sentence = `MCP server "${options.name}" ${oversizePhrase(oversize.bytes, limit, oversize.atLeast)}`;
+      if (transport instanceof SSEClientTransport) {
+        cut.reason ??= `it ${oversizePhrase(oversize.bytes, limit, oversize.atLeast)}, so the connection was closed`;
+        void client.close().catch(() => undefined);
+        return;
+      }
+      for (const id of oversize.requestIds) {
+        transport.onmessage?.({
+          jsonrpc: '2.0',
+          id,
+          error: { code: OVERSIZE_CODE, message: sentence, data: sentence },
+        });
+      }
+    };
+    const transport = makeTransport(options, limitedFetch(limit, onOversize));
     const client = new Client(
       { name: 'ci-agent', version: options.clientVersion ?? '0' },
       { capabilities: { elicitation: { form: {}, url: {} } } },
@@ -126,7 +158,7 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      return new McpConnection(options.name, client, transport, tools, running);
+      return new McpConnection(options.name, client, transport, tools, running, cut);
     } catch (error) {
       await stopQuietly(client, transport);
       throw new McpStartError(startFailure(options, transport, error, deadline.signal.aborted));
@@ -171,6 +203,13 @@ export class McpConnection {
         this.gone ??= this.describeEnd();
         throw new McpCallError(this.goneMessage());
       }
+      if (
+        error instanceof McpError &&
+        error.code === OVERSIZE_CODE &&
+        typeof error.data === 'string'
+      ) {
+        throw new McpCallError(error.data);
+      }
       if (isCode(error, ErrorCode.RequestTimeout)) {
         throw new McpCallError(
           `MCP tool "${tool}" of server "${this.name}" did not answer within ${seconds(options.timeoutMs)}; the call was cancelled`,
@@ -200,6 +239,7 @@ export class McpConnection {
   }
 
   private describeEnd(): string {
+    if (this.cut.reason) return this.cut.reason;
     const transport = this.transport;
     if (transport instanceof ProcessGroupStdioTransport) {
       const how = transport.exitDescription ?? 'closed its connection';
@@ -214,7 +254,7 @@ export class McpConnection {
   }
 }
 
-function makeTransport(options: McpConnectOptions): Transport {
+function makeTransport(options: McpConnectOptions, fetch: FetchLike): Transport {
   const config = options.config;
   if (config.type === 'stdio') {
     return new ProcessGroupStdioTransport({
@@ -223,6 +263,7 @@ function makeTransport(options: McpConnectOptions): Transport {
       env: serverEnvironment(options.parentEnv, config.env),
       cwd: options.cwd,
       ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     });
   }
   let url: URL;
@@ -240,8 +281,8 @@ function makeTransport(options: McpConnectOptions): Transport {
   }
   const requestInit = { headers: { ...config.headers } };
   return config.type === 'http'
-    ? new StreamableHTTPClientTransport(url, { requestInit })
-    : new SSEClientTransport(url, { requestInit });
+    ? new StreamableHTTPClientTransport(url, { requestInit, fetch })
+    : new SSEClientTransport(url, { requestInit, fetch });
 }
 
 function startFailure(
