@@ -11,6 +11,7 @@ import {
   formatBytes,
   oversizePhrase,
 } from '../../src/mcp/message-limit.js';
+import { runCli } from '../helpers/cli-harness.js';
 import { waitForGroupGone } from './mcp-fixture.js';
 
 const HUGE_SERVER = join(import.meta.dirname, '__fixtures__', 'huge-answer-server.mjs');
@@ -113,5 +114,40 @@ describe('McpConnection with a stdio server that answers with 40 MB', () => {
       (error: unknown) => error,
     );
     expect((later as Error).message).toContain('over the 8 MiB limit');
+  });
+});
+
+describe('the CLI calling a stdio server that answers with 40 MB', () => {
+  it('gets an error result for that call at once, and the run goes on to its end', async () => {
+    const config = {
+      mcpServers: { huge: { command: process.execPath, args: [HUGE_SERVER] } },
+    };
+    const started = Date.now();
+    const run = await runCli(
+      [
+        '-p',
+        'go',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--mcp-config',
+        JSON.stringify(config),
+      ],
+      {
+        files: { '.github/ci-agent.yml': 'permissions: { allow: [mcp__huge] }\n' },
+        turns: [
+          [{ type: 'tool_use', id: 'toolu_huge', name: 'mcp__huge__huge', input: {} }],
+          [{ type: 'text', text: 'Done.' }],
+        ],
+        timeoutMs: 60_000,
+      },
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.code, run.stderr).toBe(0);
+    const result = run.lines.find((entry) => entry.type === 'user');
+    expect(JSON.stringify(result)).toMatch(
+      /Error: MCP server \\"huge\\" is no longer running \(it sent a message of at least 8(\.\d)? MiB, over the 8 MiB limit/,
+    );
+    expect(run.lines.at(-1)).toMatchObject({ type: 'result', subtype: 'success' });
   });
 });
