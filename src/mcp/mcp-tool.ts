@@ -125,7 +125,10 @@ async function* callMcpTool(
   try {
     result = await pending;
   } catch (error) {
-    if (elicitations.length === 0 || !(error instanceof Error)) throw error;
+    // A cancelled call keeps its own error: the pipeline tells cancellation by it.
+    if (elicitations.length === 0 || context.signal.aborted || !(error instanceof Error)) {
+      throw error;
+    }
     const asked = elicitations.map(describeElicitation).join('; ');
     throw new McpCallError(`${error.message} (during the call: ${asked})`);
   }
