@@ -199,4 +199,16 @@ describe('McpConnection answering a real server’s elicitation', () => {
     const declined = await run(other, 'ask', { params });
     expect(JSON.parse(declined.result.content as string)).toEqual({ action: 'decline' });
   });
+
+  it('adds what was asked and answered to the error of a call that then fails', async () => {
+    const connection = await open('elicit', process.execPath, [ELICIT_SERVER], false);
+    const outcome = await run(connection, 'ask', {
+      params: { message: 'Token?', requestedSchema: allDefaults },
+      exit: true,
+    });
+    expect(outcome.result.is_error).toBe(true);
+    expect(outcome.result.content).toMatch(
+      /^Error: MCP server "elicit" is no longer running \(it exited with code 3\).*\(during the call: MCP server "elicit" asked for input \("Token\?"\): decline, nobody can answer in CI/,
+    );
+  });
 });

@@ -1,5 +1,6 @@
 // A stdio MCP server whose `ask` tool sends the client the elicitation request given as its
-// input ({ params }) and answers with the client's reply as JSON text.
+// input ({ params }) and answers with the client's reply as JSON text; with { exit: true } it
+// exits once the reply came, instead of answering.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -17,6 +18,7 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     { method: 'elicitation/create', params: request.params.arguments.params },
     ElicitResultSchema,
   );
+  if (request.params.arguments.exit === true) process.exit(3);
   return { content: [{ type: 'text', text: JSON.stringify(reply) }] };
 });
 await server.connect(new StdioServerTransport());
