@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -42,6 +43,27 @@ async function listen(json: boolean): Promise<{ url: string; http: HttpServer }>
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return { url: `http://127.0.0.1:${port}/mcp`, http };
+}
+
+/** The older SSE transport on 127.0.0.1: GET /sse opens a session, POST /messages feeds it. */
+async function listenSse(): Promise<{ url: string; http: HttpServer }> {
+  const sessions = new Map<string, SSEServerTransport>();
+  const http = createServer((request, response) => {
+    if (request.method === 'GET') {
+      const transport = new SSEServerTransport('/messages', response);
+      sessions.set(transport.sessionId, transport);
+      void mcpServer().connect(transport);
+      return;
+    }
+    const id = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.get('sessionId');
+    const transport = sessions.get(id ?? '');
+    if (transport) void transport.handlePostMessage(request, response);
+    else response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}/sse`, http };
 }
 
 const servers: HttpServer[] = [];
@@ -168,5 +190,34 @@ describe.each([
     expect(connection.alive).toBe(true);
     const small = await connection.callTool('small', {}, { signal, timeoutMs: 10_000 });
     expect(small.content).toEqual([{ type: 'text', text: 'small answer' }]);
+  });
+});
+
+describe('McpConnection over the older SSE transport answering with 40 MB', () => {
+  it('fails the call at once and closes the connection, as for a crashed server', async () => {
+    const { url, http } = await listenSse();
+    servers.push(http);
+    const connection = await McpConnection.open({
+      name: 'huge',
+      config: { type: 'sse', url, headers: {} },
+      cwd: process.cwd(),
+      parentEnv: process.env,
+      startupTimeoutMs: 15_000,
+    });
+    opened.push(connection);
+    const signal = new AbortController().signal;
+    const small = await connection.callTool('small', {}, { signal, timeoutMs: 10_000 });
+    expect(small.content).toEqual([{ type: 'text', text: 'small answer' }]);
+
+    const started = Date.now();
+    const failure = await connection.callTool('huge', {}, { signal, timeoutMs: 60_000 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((failure as Error).message).toMatch(
+      /^MCP server "huge" is no longer running \(it sent a message of at least 8(\.\d)? MiB, over the 8 MiB limit for one MCP message, so the connection was closed\)/,
+    );
+    expect(connection.alive).toBe(false);
   });
 });

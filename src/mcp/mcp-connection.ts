@@ -17,22 +17,19 @@
  * transport, where every answer shares one stream, the connection is closed as a crashed one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../util/errors.js';
 import type { ElicitationRecord } from './elicitation.js';
 import { answerElicitation } from './elicitation.js';
-import type { Oversize } from './limited-fetch.js';
-import { limitedFetch } from './limited-fetch.js';
-import { MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
+import { makeTransport, McpStartError, OVERSIZE_CODE } from './mcp-transport.js';
 import type { McpServerConfig } from './server-config.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
+export { McpStartError, serverEnvironment } from './mcp-transport.js';
 
 export interface McpConnectOptions {
   name: string;
@@ -53,9 +50,6 @@ export interface McpConnectOptions {
   maxMessageBytes?: number;
 }
 
-/** The error code of the answer put in place of a message over the limit (implementation range). */
-const OVERSIZE_CODE = -32_090;
-
 export interface McpCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
@@ -64,31 +58,9 @@ export interface McpCallOptions {
   onElicitation?: (record: ElicitationRecord) => void;
 }
 
-/** A server that could not be started or reached; the message is complete. */
-export class McpStartError extends Error {
-  override readonly name = 'McpStartError';
-}
-
 /** A call that failed outside the tool (transport, protocol, timeout); the message is complete. */
 export class McpCallError extends Error {
   override readonly name = 'McpCallError';
-}
-
-/**
- * The environment of a stdio server: the SDK's minimal inherited set (HOME, LOGNAME, PATH,
- * SHELL, TERM, USER), taken from the parent, plus exactly what its configuration names.
- */
-export function serverEnvironment(
-  parentEnv: Readonly<Record<string, string | undefined>>,
-  configured: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of DEFAULT_INHERITED_ENV_VARS) {
-    const value = parentEnv[name];
-    // A value starting with "()" is an exported shell function: never passed on (as the SDK does).
-    if (value !== undefined && !value.startsWith('()')) env[name] = value;
-  }
-  return { ...env, ...configured };
 }
 
 export class McpConnection {
@@ -111,24 +83,7 @@ export class McpConnection {
   }
 
   static async open(options: McpConnectOptions): Promise<McpConnection> {
-    const cut: { reason?: string } = {};
-    const limit = options.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    const onOversize = (oversize: Oversize) => {
-      const sentence = `MCP server "${options.name}" ${oversizePhrase(oversize.bytes, limit, oversize.atLeast)}`;
-      if (transport instanceof SSEClientTransport) {
-        cut.reason ??= `it ${oversizePhrase(oversize.bytes, limit, oversize.atLeast)}, so the connection was closed`;
-        void client.close().catch(() => undefined);
-        return;
-      }
-      for (const id of oversize.requestIds) {
-        transport.onmessage?.({
-          jsonrpc: '2.0',
-          id,
-          error: { code: OVERSIZE_CODE, message: sentence, data: sentence },
-        });
-      }
-    };
-    const transport = makeTransport(options, limitedFetch(limit, onOversize));
+    const { transport, cut } = makeTransport(options);
     const client = new Client(
       { name: 'ci-agent', version: options.clientVersion ?? '0' },
       { capabilities: { elicitation: { form: {}, url: {} } } },
@@ -252,37 +207,6 @@ export class McpConnection {
   private goneMessage(): string {
     return `MCP server "${this.name}" is no longer running (${this.gone}); its tools cannot be used for the rest of this run`;
   }
-}
-
-function makeTransport(options: McpConnectOptions, fetch: FetchLike): Transport {
-  const config = options.config;
-  if (config.type === 'stdio') {
-    return new ProcessGroupStdioTransport({
-      command: config.command,
-      args: config.args,
-      env: serverEnvironment(options.parentEnv, config.env),
-      cwd: options.cwd,
-      ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
-      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
-    });
-  }
-  let url: URL;
-  try {
-    url = new URL(config.url);
-  } catch {
-    throw new McpStartError(
-      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not a URL (expected http:// or https://)`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new McpStartError(
-      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not http:// or https://`,
-    );
-  }
-  const requestInit = { headers: { ...config.headers } };
-  return config.type === 'http'
-    ? new StreamableHTTPClientTransport(url, { requestInit, fetch })
-    : new SSEClientTransport(url, { requestInit, fetch });
 }
 
 function startFailure(
