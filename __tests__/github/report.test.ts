@@ -312,6 +312,40 @@ describe('ReportCollector', () => {
     expect(renderReport(collect(), context)).not.toContain('retr');
   });
 
+  it('shows how an MCP server’s questions were answered, without the server’s words', () => {
+    const mcpCall: AgentEvent[] = [
+      {
+        type: 'permission-decision',
+        toolUseId: 'm1',
+        toolName: 'mcp__docs__lookup',
+        input: {},
+        decision: allow,
+      },
+      {
+        type: 'tool-result',
+        toolUseId: 'm1',
+        toolName: 'mcp__docs__lookup',
+        result: { type: 'tool_result', tool_use_id: 'm1', content: 'ok' },
+        structured: {
+          content: [],
+          elicitations: [
+            { action: 'decline', message: '[click](https://evil.example/) <b>now</b>' },
+            { action: 'accept', message: 'Defaults?' },
+          ],
+        },
+        durationMs: 12,
+        stage: 'completed',
+      },
+    ];
+    const report = collect(mcpCall);
+    expect(report.calls[0]?.elicitations).toEqual(['declined', 'accepted with defaults']);
+    const text = renderReport(report, context);
+    expect(text).toContain(
+      '| allow | the server asked for input: declined, accepted with defaults · read-only call inside the workspace |',
+    );
+    expect(text).not.toContain('evil.example');
+  });
+
   it('shows no task list when the model never wrote one', () => {
     const report = collect();
     expect(report.todos).toBeUndefined();

@@ -24,7 +24,7 @@ function problems(text: string): string {
 }
 
 describe('the policy file’s mcp section', () => {
-  it('reads servers, trust, requirements, the environment allow-list and timeouts', () => {
+  it('reads servers, trust, requirements, elicitation, the environment allow-list and timeouts', () => {
     const layer = parse(`
 mcp:
   servers:
@@ -37,6 +37,7 @@ mcp:
       args: [-y, "@modelcontextprotocol/server-filesystem", "."]
   trusted: [files]
   required: [github]
+  acceptElicitationDefaults: [files]
   allowEnv: [GITHUB_MCP_TOKEN]
   startupTimeoutSeconds: 10
   toolTimeoutSeconds: 120
@@ -58,6 +59,7 @@ mcp:
       source: POLICY,
       trusted: ['files'],
       required: ['github'],
+      acceptElicitationDefaults: ['files'],
       allowEnv: ['GITHUB_MCP_TOKEN'],
       startupTimeoutSeconds: 10,
       toolTimeoutSeconds: 120,
@@ -83,6 +85,10 @@ mcp:
         'mcp.servers.my__files: expected a server name of letters, digits, "_" and "-", without "__"',
       ],
       ['mcp: { trusted: files }', 'mcp.trusted: expected a list of server names, got "files"'],
+      [
+        'mcp: { acceptElicitationDefaults: [my__files] }',
+        'mcp.acceptElicitationDefaults[0]: expected a server name without "__"',
+      ],
       [
         'mcp: { allowEnv: [MY-TOKEN] }',
         'mcp.allowEnv[0]: expected an environment variable name, got "MY-TOKEN"',

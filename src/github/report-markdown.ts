@@ -201,7 +201,7 @@ function toolLog(calls: readonly ToolCallEntry[], budget: number, artifact: stri
     '|---:|---:|---|---|---|---|---:|---|',
   ];
   const row = (call: ToolCallEntry, index: number) =>
-    `| ${index + 1} | ${call.turn} | ${cell(toolLabel(call), 60)} | ${cell(shortInput(call.input), 100)} | ${call.decision ?? '—'} | ${cell(call.decisionReason ?? call.stage ?? '', 160)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${call.isError === undefined ? '…' : call.isError ? 'error' : 'ok'} |`;
+    `| ${index + 1} | ${call.turn} | ${cell(toolLabel(call), 60)} | ${cell(shortInput(call.input), 100)} | ${call.decision ?? '—'} | ${cell(whyOf(call), 160)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${call.isError === undefined ? '…' : call.isError ? 'error' : 'ok'} |`;
   let rows = calls.map(row);
   if (rows.length > budget) {
     const head = Math.ceil(budget / 2);
@@ -213,6 +213,13 @@ function toolLog(calls: readonly ToolCallEntry[], budget: number, artifact: stri
     ];
   }
   return `<details open><summary>Tool log (${calls.length} calls)</summary>\n\n${[...header, ...rows].join('\n')}\n\n</details>`;
+}
+
+/** The decision's reason; for an MCP call whose server asked for input, how it was answered. */
+function whyOf(call: ToolCallEntry): string {
+  const why = call.decisionReason ?? call.stage ?? '';
+  if (!call.elicitations) return why;
+  return `the server asked for input: ${call.elicitations.join(', ')} · ${why}`;
 }
 
 /** A subagent's call is marked as such: `↳ Explore: Read`. */

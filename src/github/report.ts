@@ -22,6 +22,8 @@ export interface ToolCallEntry {
   stage?: string;
   /** For a call a subagent made: the Agent call it ran under, and the agent's type. */
   parent?: { toolUseId: string; agentType: string };
+  /** An MCP call whose server asked for input: each answer (the question stays in the log). */
+  elicitations?: string[];
 }
 
 export interface RunReport {
@@ -157,10 +159,25 @@ function record(entry: ToolCallEntry, event: CallEvent): void {
       entry.decision = event.decision.behavior;
       entry.decisionReason = event.decision.reason;
       return;
-    case 'tool-result':
+    case 'tool-result': {
       entry.durationMs = event.durationMs;
       entry.isError = event.result.is_error === true;
       entry.stage = event.stage;
+      const answers = elicitationAnswersOf(event.structured);
+      if (answers) entry.elicitations = answers;
       return;
+    }
   }
+}
+
+/** An MCP call's `elicitations` (mcp/elicitation.ts): only the answers, never the server's words. */
+function elicitationAnswersOf(structured: unknown): string[] | undefined {
+  if (typeof structured !== 'object' || structured === null) return undefined;
+  const records = (structured as { elicitations?: unknown }).elicitations;
+  if (!Array.isArray(records) || records.length === 0) return undefined;
+  return records.map((record: unknown) =>
+    (record as { action?: unknown } | null)?.action === 'accept'
+      ? 'accepted with defaults'
+      : 'declined',
+  );
 }

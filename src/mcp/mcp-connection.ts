@@ -6,19 +6,30 @@
  *
  * Startup: spawn or connect → initialize → tools/list (all pages), all within one deadline.
  * A server that exits later is remembered as gone: its calls fail at once with why.
+ *
+ * The client offers elicitation (form and URL mode): a server's question is answered by the
+ * policy (elicitation.ts) and reported to every call running on the connection when it came,
+ * since the protocol does not say which call a server request belongs to.
+ *
+ * A message over the size limit (message-limit.ts) fails the calls it answered at once: over
+ * stdio the server is stopped (stdio-transport.ts); over streamable HTTP the calls of that
+ * response get an error and the connection goes on (limited-fetch.ts); over the older SSE
+ * transport, where every answer shares one stream, the connection is closed as a crashed one.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../util/errors.js';
+import type { ElicitationRecord } from './elicitation.js';
+import { answerElicitation } from './elicitation.js';
+import { makeTransport, McpStartError, OVERSIZE_CODE } from './mcp-transport.js';
 import type { McpServerConfig } from './server-config.js';
 import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
+export { McpStartError, serverEnvironment } from './mcp-transport.js';
 
 export interface McpConnectOptions {
   name: string;
@@ -33,39 +44,23 @@ export interface McpConnectOptions {
   clientVersion?: string;
   /** Per signal step when a stdio server is stopped. */
   graceMs?: number;
+  /** The policy lists the server in `mcp.acceptElicitationDefaults`. */
+  acceptElicitationDefaults?: boolean;
+  /** The largest message read (http, sse); default MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
 
 export interface McpCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   onProgress?: (message: string) => void;
-}
-
-/** A server that could not be started or reached; the message is complete. */
-export class McpStartError extends Error {
-  override readonly name = 'McpStartError';
+  /** The server asked for input during the call; this is what was asked and answered. */
+  onElicitation?: (record: ElicitationRecord) => void;
 }
 
 /** A call that failed outside the tool (transport, protocol, timeout); the message is complete. */
 export class McpCallError extends Error {
   override readonly name = 'McpCallError';
-}
-
-/**
- * The environment of a stdio server: the SDK's minimal inherited set (HOME, LOGNAME, PATH,
- * SHELL, TERM, USER), taken from the parent, plus exactly what its configuration names.
- */
-export function serverEnvironment(
-  parentEnv: Readonly<Record<string, string | undefined>>,
-  configured: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of DEFAULT_INHERITED_ENV_VARS) {
-    const value = parentEnv[name];
-    // A value starting with "()" is an exported shell function: never passed on (as the SDK does).
-    if (value !== undefined && !value.startsWith('()')) env[name] = value;
-  }
-  return { ...env, ...configured };
 }
 
 export class McpConnection {
@@ -77,6 +72,10 @@ export class McpConnection {
     private readonly client: Client,
     private readonly transport: Transport,
     readonly tools: readonly McpToolInfo[],
+    /** The elicitation listeners of the calls running now. */
+    private readonly running: Set<(record: ElicitationRecord) => void>,
+    /** Why the connection was cut by us (sse: a message over the limit). */
+    private readonly cut: { reason?: string },
   ) {
     client.onclose = () => {
       if (!this.closing) this.gone = this.describeEnd();
@@ -84,8 +83,21 @@ export class McpConnection {
   }
 
   static async open(options: McpConnectOptions): Promise<McpConnection> {
-    const transport = makeTransport(options);
-    const client = new Client({ name: 'ci-agent', version: options.clientVersion ?? '0' });
+    const { transport, cut } = makeTransport(options);
+    const client = new Client(
+      { name: 'ci-agent', version: options.clientVersion ?? '0' },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
+    );
+    const running = new Set<(record: ElicitationRecord) => void>();
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const answer = answerElicitation(
+        options.name,
+        request.params,
+        options.acceptElicitationDefaults === true,
+      );
+      for (const listener of running) listener(answer.record);
+      return answer.result;
+    });
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), options.startupTimeoutMs);
     const signal = options.signal
@@ -101,7 +113,7 @@ export class McpConnection {
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
-      return new McpConnection(options.name, client, transport, tools);
+      return new McpConnection(options.name, client, transport, tools, running, cut);
     } catch (error) {
       await stopQuietly(client, transport);
       throw new McpStartError(startFailure(options, transport, error, deadline.signal.aborted));
@@ -126,6 +138,8 @@ export class McpConnection {
     options: McpCallOptions,
   ): Promise<CallToolResult> {
     if (this.gone !== undefined) throw new McpCallError(this.goneMessage());
+    const listener = options.onElicitation;
+    if (listener) this.running.add(listener);
     try {
       const result = await this.client.callTool({ name: tool, arguments: args }, undefined, {
         signal: options.signal,
@@ -144,12 +158,21 @@ export class McpConnection {
         this.gone ??= this.describeEnd();
         throw new McpCallError(this.goneMessage());
       }
+      if (
+        error instanceof McpError &&
+        error.code === OVERSIZE_CODE &&
+        typeof error.data === 'string'
+      ) {
+        throw new McpCallError(error.data);
+      }
       if (isCode(error, ErrorCode.RequestTimeout)) {
         throw new McpCallError(
           `MCP tool "${tool}" of server "${this.name}" did not answer within ${seconds(options.timeoutMs)}; the call was cancelled`,
         );
       }
       throw new McpCallError(`MCP server "${this.name}" failed the call: ${errorMessage(error)}`);
+    } finally {
+      if (listener) this.running.delete(listener);
     }
   }
 
@@ -171,6 +194,7 @@ export class McpConnection {
   }
 
   private describeEnd(): string {
+    if (this.cut.reason) return this.cut.reason;
     const transport = this.transport;
     if (transport instanceof ProcessGroupStdioTransport) {
       const how = transport.exitDescription ?? 'closed its connection';
@@ -183,36 +207,6 @@ export class McpConnection {
   private goneMessage(): string {
     return `MCP server "${this.name}" is no longer running (${this.gone}); its tools cannot be used for the rest of this run`;
   }
-}
-
-function makeTransport(options: McpConnectOptions): Transport {
-  const config = options.config;
-  if (config.type === 'stdio') {
-    return new ProcessGroupStdioTransport({
-      command: config.command,
-      args: config.args,
-      env: serverEnvironment(options.parentEnv, config.env),
-      cwd: options.cwd,
-      ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
-    });
-  }
-  let url: URL;
-  try {
-    url = new URL(config.url);
-  } catch {
-    throw new McpStartError(
-      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not a URL (expected http:// or https://)`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new McpStartError(
-      `MCP server "${options.name}": url ${JSON.stringify(config.url)} is not http:// or https://`,
-    );
-  }
-  const requestInit = { headers: { ...config.headers } };
-  return config.type === 'http'
-    ? new StreamableHTTPClientTransport(url, { requestInit })
-    : new SSEClientTransport(url, { requestInit });
 }
 
 function startFailure(

@@ -1,7 +1,7 @@
 /**
  * The `mcp` section of the ci-agent policy file (docs/POLICY.md): servers the repository adds,
- * which servers it trusts and which it cannot run without, and the environment `${VAR}` in any
- * server's configuration may read.
+ * which servers it trusts and which it cannot run without, the environment `${VAR}` in any
+ * server's configuration may read, and whose questions (elicitation) its defaults may answer.
  */
 import * as z from 'zod';
 import type { McpServerConfig } from './server-config.js';
@@ -18,6 +18,11 @@ export interface McpPolicy {
   required: readonly string[];
   /** Environment variable names `${VAR}` in server configurations may read. */
   allowEnv: readonly string[];
+  /**
+   * Servers whose elicitation requests are accepted with the requested schema's defaults when
+   * every required field has one; any other request is declined (elicitation.ts).
+   */
+  acceptElicitationDefaults?: readonly string[];
   startupTimeoutSeconds?: number;
   toolTimeoutSeconds?: number;
 }
@@ -57,6 +62,7 @@ export const mcpPolicySchema = z.strictObject(
       .optional(),
     trusted: nameList.optional(),
     required: nameList.optional(),
+    acceptElicitationDefaults: nameList.optional(),
     allowEnv: z
       .array(
         z
@@ -70,7 +76,7 @@ export const mcpPolicySchema = z.strictObject(
   },
   {
     error:
-      'expected a mapping with servers, trusted, required, allowEnv, startupTimeoutSeconds, toolTimeoutSeconds',
+      'expected a mapping with servers, trusted, required, acceptElicitationDefaults, allowEnv, startupTimeoutSeconds, toolTimeoutSeconds',
   },
 );
 
@@ -92,6 +98,7 @@ export function normalizeMcpPolicy(
     trusted: content.trusted ?? [],
     required: content.required ?? [],
     allowEnv: content.allowEnv ?? [],
+    acceptElicitationDefaults: content.acceptElicitationDefaults ?? [],
     ...(content.startupTimeoutSeconds === undefined
       ? {}
       : { startupTimeoutSeconds: content.startupTimeoutSeconds }),

@@ -8,12 +8,18 @@
  *   not read-only, unless the policy trusts its server and the tool says `readOnlyHint: true`
  * - a result with `isError` is an `is_error` tool_result; a failed transport throws, which the
  *   pipeline turns into `Error: …`
+ * - what the server asked for during the call, and what it was answered, is kept with the call:
+ *   `elicitations` in the structured result (the log's `tool_use_result`, PostToolUse's
+ *   `tool_response`), or a sentence added to the error when the call fails
  */
 import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool, ToolCallGenerator, ToolContext } from '../tools/tool.js';
+import type { ElicitationRecord } from './elicitation.js';
+import { describeElicitation } from './elicitation.js';
 import { compileInputSchema } from './input-schema.js';
 import type { McpCallOptions, McpToolInfo } from './mcp-connection.js';
+import { McpCallError } from './mcp-connection.js';
 import { toToolResultBlock } from './tool-result.js';
 
 /** The part of a connection a tool uses. */
@@ -88,6 +94,7 @@ async function* callMcpTool(
   context: ToolContext,
 ): ToolCallGenerator<CallToolResult> {
   const progress: string[] = [];
+  const elicitations: ElicitationRecord[] = [];
   let wake: (() => void) | undefined;
   const pending = options.caller.callTool(options.info.name, args, {
     signal: context.signal,
@@ -96,6 +103,7 @@ async function* callMcpTool(
       progress.push(message);
       wake?.();
     },
+    onElicitation: (record) => elicitations.push(record),
   });
   let settled = false;
   const done = pending.then(
@@ -113,6 +121,17 @@ async function* callMcpTool(
     await Promise.race([done, new Promise<void>((resolve) => (wake = resolve))]);
     wake = undefined;
   }
-  const { _meta: _ignored, ...data } = await pending;
-  return { data };
+  let result: CallToolResult;
+  try {
+    result = await pending;
+  } catch (error) {
+    // A cancelled call keeps its own error: the pipeline tells cancellation by it.
+    if (elicitations.length === 0 || context.signal.aborted || !(error instanceof Error)) {
+      throw error;
+    }
+    const asked = elicitations.map(describeElicitation).join('; ');
+    throw new McpCallError(`${error.message} (during the call: ${asked})`);
+  }
+  const { _meta: _ignored, ...data } = result;
+  return { data: elicitations.length === 0 ? data : { ...data, elicitations } };
 }

@@ -83,6 +83,7 @@ export async function startMcpServers(options: StartMcpServersOptions): Promise<
           ...(options.signal && { signal: options.signal }),
           ...(options.clientVersion && { clientVersion: options.clientVersion }),
           ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+          acceptElicitationDefaults: (policy.acceptElicitationDefaults ?? []).includes(entry.name),
         });
       } catch (error) {
         const message = errorMessage(error);

@@ -6,12 +6,17 @@
  * Closing: end stdin (the polite way to ask a stdio server to stop), wait `graceMs`; SIGTERM the
  * group, wait `graceMs`; SIGKILL the group. Whatever the leader left behind in its group is
  * killed once it has exited, however it exited.
+ *
+ * A message over the size limit (message-limit.ts) is a fault: a stream cut mid-message cannot be
+ * read in step again, so the server is stopped and reported as a crashed one is.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { LineEvent } from './message-limit.js';
+import { LimitedLineReader, MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
 
 export interface StdioServerProcess {
   command: string;
@@ -21,6 +26,8 @@ export interface StdioServerProcess {
   cwd: string;
   /** Per signal step when closing; default 1000 ms. */
   graceMs?: number;
+  /** The largest message read; default MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
 }
 
 /** Characters of stderr kept for messages about a server that failed. */
@@ -34,7 +41,10 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly reader: LimitedLineReader;
+  private readonly queue: LineEvent[] = [];
+  /** Why we stopped the server ourselves, in the words of exitDescription. */
+  private fault: string | undefined;
   private stderr = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private closed = false;
@@ -43,6 +53,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   constructor(private readonly server: StdioServerProcess) {
     this.exited = new Promise((resolve) => (this.markExited = resolve));
+    this.reader = new LimitedLineReader(server.maxMessageBytes ?? MAX_MESSAGE_BYTES);
   }
 
   /** The server's process id (its group id too), once started. */
@@ -57,6 +68,7 @@ export class ProcessGroupStdioTransport implements Transport {
 
   /** How the server ended, in words; undefined while it runs. */
   get exitDescription(): string | undefined {
+    if (this.fault) return this.fault;
     if (!this.exit) return undefined;
     if (this.exit.signal) return `was killed by ${this.exit.signal}`;
     return `exited with code ${this.exit.code}`;
@@ -89,13 +101,7 @@ export class ProcessGroupStdioTransport implements Transport {
       });
       child.once('close', () => this.finish());
       child.stdout?.on('data', (chunk: Buffer) => {
-        try {
-          this.buffer.append(chunk);
-        } catch (error) {
-          // One message over the buffer's limit: dropped; the call waiting for it times out.
-          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
-          return;
-        }
+        this.queue.push(...this.reader.push(chunk));
         this.drainMessages();
       });
       child.stderr?.on('data', (chunk: Buffer) => {
@@ -167,28 +173,39 @@ export class ProcessGroupStdioTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.drainMessages({ deferAfterNotification: false });
-    this.buffer.clear();
+    this.reader.clear();
     this.onclose?.();
   }
 
   private drainMessages({ deferAfterNotification = true } = {}): void {
     for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.buffer.readMessage();
-      } catch (error) {
-        // A line that is not JSON-RPC (a server logging to stdout): report it, keep reading.
-        this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      const event = this.queue.shift();
+      if (event === undefined) return;
+      if (event.kind === 'oversize') {
+        this.stopForOversize(event.bytes);
+        return;
+      }
+      // A line that is not JSON-RPC (a server logging to stdout): report it, keep reading.
+      if (event.kind === 'invalid') {
+        this.onerror?.(event.error);
         continue;
       }
-      if (message === null) return;
-      this.onmessage?.(message);
+      this.onmessage?.(event.message);
       // The SDK handles a notification one microtask later than a response: a progress
       // notification read together with its call's response would find its handler gone.
-      if (deferAfterNotification && !('id' in message)) {
+      if (deferAfterNotification && !('id' in event.message)) {
         queueMicrotask(() => this.drainMessages());
         return;
       }
     }
+  }
+
+  /** The server is stopped at once; its exit closes the transport, which fails pending calls. */
+  private stopForOversize(bytes: number): void {
+    if (this.fault) return;
+    const limit = this.server.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.fault = `${oversizePhrase(bytes, limit, true)}, so it was stopped`;
+    this.queue.length = 0;
+    this.killGroup('SIGKILL');
   }
 }
