@@ -11,6 +11,7 @@
 import type { PermissionMode } from '../permissions/types.js';
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
 import { runHookProcess } from './hook-process.js';
+import { commonFields, toolInputAsSent } from './payload.js';
 import { interpretRun, interpretUnrunnable } from './interpret.js';
 import type { HandlerResult } from './merge.js';
 import {
@@ -49,9 +50,14 @@ export interface HookRunnerOptions {
   onRun?: (record: HookRunRecord) => void;
   /** Set for a subagent's runner: every payload carries `agent_id` and `agent_type` (CC-COMPAT §1.5). */
   agent?: { id: string; type: string };
+  /** The prompt the run works on: `prompt_id` on every event after SessionStart. */
+  promptId?: string;
+  /** `effort.level` and CLAUDE_EFFORT; default `high`, the API's when a request names none. */
+  effort?: string;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+export const DEFAULT_EFFORT = 'high';
 
 interface Firing extends RecordContext {
   /** What the matchers test; undefined: every group runs. */
@@ -78,6 +84,7 @@ interface ToolRequest {
 export function createHookRunner(options: HookRunnerOptions): SessionHookRunner {
   const hooks = compileHooks(options.config);
   const defaultTimeout = options.defaultTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
+  const effort = options.effort ?? DEFAULT_EFFORT;
   /** Groups with an invalid matcher already reported: the warning is logged once. */
   const reported = new Set<CompiledGroup>();
 
@@ -98,18 +105,23 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
     if (plan.handlers.length > 0) {
       const cwd = options.cwd();
       const stdin = JSON.stringify({
-        session_id: options.sessionId,
-        transcript_path: options.transcriptPath,
-        cwd,
-        permission_mode:
-          typeof options.permissionMode === 'function'
-            ? options.permissionMode()
-            : options.permissionMode,
-        hook_event_name: firing.event,
-        ...(options.agent && { agent_id: options.agent.id, agent_type: options.agent.type }),
+        ...commonFields(firing.event, {
+          ...options,
+          cwd,
+          effort,
+          permissionMode:
+            typeof options.permissionMode === 'function'
+              ? options.permissionMode()
+              : options.permissionMode,
+        }),
         ...firing.payload,
       });
-      const env = { ...options.env, CLAUDE_PROJECT_DIR: options.projectDir };
+      const env = {
+        ...options.env,
+        CLAUDE_PROJECT_DIR: options.projectDir,
+        CLAUDE_CODE_SESSION_ID: options.sessionId,
+        CLAUDE_EFFORT: effort,
+      };
       const ran = await Promise.all(
         plan.handlers.map(async (handler) => {
           const result = await runHookProcess({
@@ -142,7 +154,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       matchValue: request.toolName,
       payload: {
         tool_name: request.toolName,
-        tool_input: request.toolInput,
+        tool_input: toolInputAsSent(request.toolName, request.toolInput),
         ...extra,
       },
       signal: request.signal,
@@ -186,6 +198,9 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
         payload: {
           stop_hook_active: request.stopHookActive,
           ...optional('last_assistant_message', request.lastAssistantMessage),
+          // CI runs neither background tasks nor scheduled prompts; the lists are always empty.
+          background_tasks: [],
+          session_crons: [],
         },
         ...optional('signal', request.signal),
       });
