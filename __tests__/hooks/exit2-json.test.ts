@@ -144,3 +144,17 @@ describe('createHookRunner: stop after exit 2', () => {
     });
   });
 });
+
+describe('createHookRunner: sessionStart after exit 2', () => {
+  it('cannot block; the JSON context still counts, its message and stderr go to the user', async () => {
+    const output = {
+      systemMessage: 'from the JSON',
+      hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'repo notes' },
+    };
+    const { hooks } = project.runner(on('SessionStart', [await exit2(output, 'from stderr')]));
+    const outcome = await hooks.sessionStart({ source: 'startup' });
+    expect(outcome.additionalContext).toEqual(['repo notes']);
+    expect(outcome.systemMessages).toEqual([expect.stringContaining('from the JSON\nfrom stderr')]);
+    expect(outcome.stop).toBeUndefined();
+  });
+});

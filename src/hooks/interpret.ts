@@ -117,7 +117,8 @@ function blockingExit(event: HookEventName, result: HookProcessResult): Interpre
     return { verdict, decision: decisionOf(verdict) };
   }
   // SessionStart / SessionEnd cannot be blocked: stderr is for the user only.
-  const verdict: HandlerVerdict = stderr ? { ...rest, systemMessage: capText(stderr) } : rest;
+  const message = [rest.systemMessage, stderr && capText(stderr)].filter(Boolean).join('\n');
+  const verdict: HandlerVerdict = message ? { ...rest, systemMessage: message } : rest;
   return { verdict, decision: decisionOf(verdict) };
 }
 
