@@ -128,7 +128,7 @@ describe('openToolLog', () => {
 
 describe('openTranscript', () => {
   // Entry shapes as Claude Code 2.1.197 writes its session JSONL (observed with claude -p).
-  it('starts with the prompt and keeps only the main conversation, in Claude Code field names', () => {
+  it('starts with the prompt and keeps only the conversation, in Claude Code field names', () => {
     const path = workspace().path('transcript.jsonl');
     const transcript = openTranscript(path, {
       sessionId: 's-1',
@@ -173,8 +173,10 @@ describe('openTranscript', () => {
     transcript.write({ type: 'result', subtype: 'success' });
     transcript.close();
 
-    const [prompt, assistant, user, ...rest] = readLines(path);
+    const [prompt, assistant, sidechain, user, ...rest] = readLines(path);
     expect(rest).toEqual([]);
+    // A subagent's line: off the main chain, marked as Claude Code marks a subagent's entries.
+    expect(sidechain).toMatchObject({ parentUuid: null, isSidechain: true, type: 'assistant' });
     expect(prompt).toEqual({
       parentUuid: null,
       promptId: 'p-1',

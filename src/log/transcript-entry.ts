@@ -12,8 +12,8 @@
  *   the assistant entry that asked for it as `sourceToolAssistantUUID`.
  *
  * Claude Code's `userType`, `entrypoint` and `gitBranch` describe an interactive install and are
- * left out. A subagent's lines are left out too: Claude Code keeps them in a file of their own,
- * and here they are in the tool log.
+ * left out. A subagent's lines (Claude Code keeps them in a file of their own) are kept, marked
+ * `isSidechain: true` and chained among themselves, so the main chain stays the main conversation.
  */
 import { randomUUID } from 'node:crypto';
 import type { StreamJsonLine } from './stream-json.js';
@@ -32,29 +32,35 @@ export type TranscriptEntry = StreamJsonLine;
 
 /** Turns the conversation's stream-json lines into transcript entries, in order. */
 export class TranscriptShaper {
-  private parentUuid: string | null = null;
+  /** The last entry of each chain: the main one (key null), and one per subagent's Agent call. */
+  private readonly lastOf = new Map<string | null, string>();
   /** tool_use id → the uuid of the assistant entry that holds it. */
   private readonly askedBy = new Map<string, string>();
 
   constructor(private readonly context: TranscriptContext) {}
 
   prompt(text: string): TranscriptEntry {
-    return this.entry('user', { role: 'user', content: text }, { promptId: this.context.promptId });
+    return this.entry(
+      null,
+      'user',
+      { role: 'user', content: text },
+      { promptId: this.context.promptId },
+    );
   }
 
   /** The entry for a stream-json line, or undefined for a line that is not the conversation. */
   shape(line: StreamJsonLine): TranscriptEntry | undefined {
     if (line.type !== 'user' && line.type !== 'assistant') return undefined;
-    if (line.parent_tool_use_id !== null && line.parent_tool_use_id !== undefined) return undefined;
+    const chain = typeof line.parent_tool_use_id === 'string' ? line.parent_tool_use_id : null;
     if (line.type === 'assistant') {
-      const entry = this.entry('assistant', line.message, {});
+      const entry = this.entry(chain, 'assistant', line.message, {});
       for (const id of toolUseIds(line.message)) this.askedBy.set(id, entry.uuid as string);
       return entry;
     }
     const source = toolResultIds(line.message)
       .map((id) => this.askedBy.get(id))
       .find((uuid) => uuid !== undefined);
-    return this.entry('user', line.message, {
+    return this.entry(chain, 'user', line.message, {
       promptId: this.context.promptId,
       ...(line.tool_use_result !== undefined && { toolUseResult: line.tool_use_result }),
       ...(source !== undefined && { sourceToolAssistantUUID: source }),
@@ -62,6 +68,7 @@ export class TranscriptShaper {
   }
 
   private entry(
+    chain: string | null,
     type: 'user' | 'assistant',
     message: unknown,
     extra: Record<string, unknown>,
@@ -69,8 +76,8 @@ export class TranscriptShaper {
     const uuid = randomUUID();
     const { promptId, ...rest } = extra;
     const entry: TranscriptEntry = {
-      parentUuid: this.parentUuid,
-      isSidechain: false,
+      parentUuid: this.lastOf.get(chain) ?? null,
+      isSidechain: chain !== null,
       ...(promptId !== undefined && { promptId }),
       type,
       message,
@@ -81,7 +88,7 @@ export class TranscriptShaper {
       ...(this.context.version !== undefined && { version: this.context.version }),
       ...rest,
     };
-    this.parentUuid = uuid;
+    this.lastOf.set(chain, uuid);
     return entry;
   }
 }
