@@ -106,13 +106,16 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       const cwd = options.cwd();
       const stdin = JSON.stringify({
         ...commonFields(firing.event, {
-          ...options,
+          sessionId: options.sessionId,
+          transcriptPath: options.transcriptPath,
           cwd,
-          effort,
+          ...optional('promptId', options.promptId),
           permissionMode:
             typeof options.permissionMode === 'function'
               ? options.permissionMode()
               : options.permissionMode,
+          effort,
+          ...optional('agent', options.agent),
         }),
         ...firing.payload,
       });
