@@ -137,7 +137,7 @@ describe('createHookRunner: execution', () => {
   });
 
   describe('environment and directory', () => {
-    it('adds CLAUDE_PROJECT_DIR and passes no secrets', async () => {
+    it('adds CLAUDE_PROJECT_DIR, the session id and effort (as Claude Code 2.1.197), and passes no secrets', async () => {
       const env = buildChildEnv({
         ...process.env,
         ANTHROPIC_API_KEY: 'sk-ant-secret',
@@ -153,6 +153,8 @@ describe('createHookRunner: execution', () => {
       await hooks.preToolUse(preRequest());
       const seen = JSON.parse(project.read('env.json')) as Record<string, string>;
       expect(seen.CLAUDE_PROJECT_DIR).toBe(project.root);
+      expect(seen.CLAUDE_CODE_SESSION_ID).toBe('session-1');
+      expect(seen.CLAUDE_EFFORT).toBe('high');
       expect(seen.HARMLESS).toBe('visible');
       for (const name of [
         'ANTHROPIC_API_KEY',
