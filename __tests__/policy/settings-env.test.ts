@@ -34,6 +34,8 @@ describe('readSettingsEnv (through parseSettingsFile)', () => {
     ['http_proxy', 'http://evil.example:3128', 'reroutes network traffic'],
     ['NO_PROXY', '*', 'reroutes network traffic'],
     ['NODE_EXTRA_CA_CERTS', '/evil.pem', 'which TLS certificates are trusted'],
+    ['npm_config_registry', 'https://evil.example', 'reroutes network traffic'],
+    ['RIPGREP_CONFIG_PATH', './rgrc', 'changes which program a command runs'],
     ['NODE_OPTIONS', '--require ./x.js', 'changes which program a command runs'],
     ['PATH', './bin:/usr/bin', 'changes which program a command runs'],
     ['LD_PRELOAD', './x.so', 'changes which program a command runs'],

@@ -23,7 +23,7 @@ const REFUSALS: readonly Refusal[] = [
     reason: "it configures the model connection or a cloud provider's credentials",
   },
   {
-    exact: ['SSH_AUTH_SOCK', 'KUBECONFIG', 'DOCKER_CONFIG', 'NETRC', 'NPM_CONFIG_USERCONFIG'],
+    exact: ['SSH_AUTH_SOCK', 'KUBECONFIG', 'DOCKER_CONFIG', 'NETRC'],
     test: (name) =>
       isSecretEnvName(name) ||
       /(?:_TOKEN|_KEY|_PAT)$/.test(name) ||
@@ -48,7 +48,11 @@ const REFUSALS: readonly Refusal[] = [
       'SSL_CERT_DIR',
       'CURL_CA_BUNDLE',
       'REQUESTS_CA_BUNDLE',
+      'PIP_INDEX_URL',
+      'PIP_EXTRA_INDEX_URL',
     ],
+    // A package registry that receives the token a policy passes (npm_config_//host/:_authToken).
+    prefixes: ['NPM_CONFIG_', 'YARN_'],
     reason: 'it reroutes network traffic or changes which TLS certificates are trusted',
   },
   {
@@ -75,6 +79,18 @@ const REFUSALS: readonly Refusal[] = [
       'RUBYLIB',
       'CLAUDE_CODE_SHELL',
       'CLAUDE_CODE_SHELL_PREFIX',
+      // Options and helpers read by programs the policy may judge read-only (rg --pre, less).
+      'RIPGREP_CONFIG_PATH',
+      'GREP_OPTIONS',
+      'TAR_OPTIONS',
+      'AWKPATH',
+      'LESS',
+      'LESSOPEN',
+      'LESSCLOSE',
+      'PAGER',
+      'MANPAGER',
+      'EDITOR',
+      'VISUAL',
     ],
     prefixes: ['LD_', 'DYLD_', 'GIT_', 'XDG_', 'BASH_FUNC_'],
     reason:
