@@ -161,9 +161,14 @@ describe('executeSingleToolUse with file tools and symbolic links', () => {
             new AbortController().signal,
           );
           expect(outcome.result.is_error).toBe(true);
-          // NotebookEdit creates no notebook: a new one is missing to it before any decision.
-          const creates = tool !== notebookEditTool || scenario.refusal === LINK;
-          const refusal = creates ? scenario.refusal : /File does not exist/;
+          // An invalid call the policy refuses anyway gets the policy's refusal (where the link
+          // leads: outside, or a protected path); otherwise the tool's own.
+          const refusal =
+            outcome.stage === 'permission'
+              ? /may not change files outside the workspace|a protected path/
+              : tool !== notebookEditTool || scenario.refusal === LINK
+                ? scenario.refusal
+                : /File does not exist/;
           expect(JSON.stringify(outcome.result.content)).toMatch(refusal);
           expect({ ...snapshot(inside.root), ...snapshot(outside.root) }).toEqual(before);
         },

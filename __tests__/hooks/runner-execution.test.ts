@@ -19,16 +19,21 @@ const lines = (relative: string) => project.read(relative).trim().split('\n');
 describe('createHookRunner: execution', () => {
   describe('payload', () => {
     it('sends the PreToolUse fields as compact JSON without a trailing newline', async () => {
-      const { hooks } = project.runner(on('PreToolUse', ['cat > "$CLAUDE_PROJECT_DIR/in.json"']));
+      const { hooks } = project.runner(on('PreToolUse', ['cat > "$CLAUDE_PROJECT_DIR/in.json"']), {
+        promptId: 'prompt-1',
+      });
       await hooks.preToolUse(preRequest('Bash', { command: 'npm test', timeout: 120000 }));
       const raw = project.read('in.json');
       expect(raw.endsWith('}')).toBe(true);
+      // Field order as Claude Code 2.1.197 writes it.
       expect(raw).toBe(
         JSON.stringify({
           session_id: 'session-1',
           transcript_path: project.path('transcript.jsonl'),
           cwd: project.root,
+          prompt_id: 'prompt-1',
           permission_mode: 'default',
+          effort: { level: 'high' },
           hook_event_name: 'PreToolUse',
           tool_name: 'Bash',
           tool_input: { command: 'npm test', timeout: 120000 },
@@ -53,6 +58,7 @@ describe('createHookRunner: execution', () => {
         transcript_path: project.path('transcript.jsonl'),
         cwd: project.root,
         permission_mode: 'default',
+        effort: { level: 'high' },
         hook_event_name: 'PostToolUse',
         tool_name: 'Read',
         tool_input: { file_path: '/a.txt' },
@@ -131,7 +137,7 @@ describe('createHookRunner: execution', () => {
   });
 
   describe('environment and directory', () => {
-    it('adds CLAUDE_PROJECT_DIR and passes no secrets', async () => {
+    it('adds CLAUDE_PROJECT_DIR, the session id and effort (as Claude Code 2.1.197), and passes no secrets', async () => {
       const env = buildChildEnv({
         ...process.env,
         ANTHROPIC_API_KEY: 'sk-ant-secret',
@@ -147,6 +153,8 @@ describe('createHookRunner: execution', () => {
       await hooks.preToolUse(preRequest());
       const seen = JSON.parse(project.read('env.json')) as Record<string, string>;
       expect(seen.CLAUDE_PROJECT_DIR).toBe(project.root);
+      expect(seen.CLAUDE_CODE_SESSION_ID).toBe('session-1');
+      expect(seen.CLAUDE_EFFORT).toBe('high');
       expect(seen.HARMLESS).toBe('visible');
       for (const name of [
         'ANTHROPIC_API_KEY',

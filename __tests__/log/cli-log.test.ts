@@ -169,12 +169,20 @@ describe('the transcript (built CLI)', () => {
       'user',
       'assistant',
     ]);
-    expect(seen[0]).toMatchObject({ message: { content: 'read it' }, session_id: sessionId });
+    // In Claude Code's field names (observed in 2.1.197's session JSONL).
+    expect(seen[0]).toMatchObject({ message: { content: 'read it' }, sessionId, parentUuid: null });
     expect(seen[3]).toMatchObject({ message: { content: [{ type: 'text', text: 'Done.' }] } });
     const conversation = run.lines.filter(
       (line) => line.type === 'user' || line.type === 'assistant',
     );
-    expect(seen.slice(1)).toEqual(conversation);
+    expect(seen.slice(1).map((line) => [line.type, line.message, line.toolUseResult])).toEqual(
+      conversation.map((line) => [line.type, line.message, line.tool_use_result]),
+    );
+    expect(seen[2]).toMatchObject({
+      parentUuid: seen[1]?.uuid,
+      sourceToolAssistantUUID: seen[1]?.uuid,
+      promptId: seen[0]?.promptId,
+    });
     expect(JSON.stringify(seen)).not.toContain(TOKEN);
     expect(existsSync(transcriptPath)).toBe(false);
 

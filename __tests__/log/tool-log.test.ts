@@ -127,27 +127,78 @@ describe('openToolLog', () => {
 });
 
 describe('openTranscript', () => {
-  it('starts with the prompt as a user line and keeps only the conversation', () => {
+  // Entry shapes as Claude Code 2.1.197 writes its session JSONL (observed with claude -p).
+  it('starts with the prompt and keeps only the conversation, in Claude Code field names', () => {
     const path = workspace().path('transcript.jsonl');
-    const transcript = openTranscript(path, { sessionId: 's-1', prompt: 'Fix the test' });
-    expect(readLines(path)).toEqual([
-      {
-        type: 'user',
-        message: { role: 'user', content: 'Fix the test' },
-        parent_tool_use_id: null,
-        session_id: 's-1',
-        uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
-      },
-    ]);
-    const assistant = { type: 'assistant', message: { role: 'assistant', content: [] } };
-    const user = { type: 'user', message: { role: 'user', content: [] } };
+    const transcript = openTranscript(path, {
+      sessionId: 's-1',
+      promptId: 'p-1',
+      cwd: '/repo',
+      version: '0.1.0',
+      prompt: 'Fix the test',
+    });
+    const uuid = expect.stringMatching(/^[0-9a-f-]{36}$/) as string;
+    const timestamp = expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string;
+    const common = {
+      isSidechain: false,
+      uuid,
+      timestamp,
+      cwd: '/repo',
+      sessionId: 's-1',
+      version: '0.1.0',
+    };
+    const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } };
+    const result = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.txt' };
+    const output = { stdout: 'a.txt', stderr: '', interrupted: false, isImage: false };
     transcript.write({ type: 'system', subtype: 'init' });
-    transcript.write(assistant);
+    transcript.write({
+      type: 'assistant',
+      message: { role: 'assistant', content: [toolUse] },
+      parent_tool_use_id: null,
+      session_id: 's-1',
+    });
     transcript.write({ type: 'system', subtype: 'tool_call_end' });
-    transcript.write(user);
+    transcript.write({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'inside a subagent' }] },
+      parent_tool_use_id: 'toolu_agent',
+    });
+    transcript.write({
+      type: 'user',
+      message: { role: 'user', content: [result] },
+      parent_tool_use_id: null,
+      tool_use_result: output,
+      session_id: 's-1',
+    });
     transcript.write({ type: 'result', subtype: 'success' });
     transcript.close();
-    expect(readLines(path).slice(1)).toEqual([assistant, user]);
+
+    const [prompt, assistant, sidechain, user, ...rest] = readLines(path);
+    expect(rest).toEqual([]);
+    // A subagent's line: off the main chain, marked as Claude Code marks a subagent's entries.
+    expect(sidechain).toMatchObject({ parentUuid: null, isSidechain: true, type: 'assistant' });
+    expect(prompt).toEqual({
+      parentUuid: null,
+      promptId: 'p-1',
+      type: 'user',
+      message: { role: 'user', content: 'Fix the test' },
+      ...common,
+    });
+    expect(assistant).toEqual({
+      parentUuid: prompt?.uuid,
+      type: 'assistant',
+      message: { role: 'assistant', content: [toolUse] },
+      ...common,
+    });
+    expect(user).toEqual({
+      parentUuid: assistant?.uuid,
+      promptId: 'p-1',
+      type: 'user',
+      message: { role: 'user', content: [result] },
+      toolUseResult: output,
+      sourceToolAssistantUUID: assistant?.uuid,
+      ...common,
+    });
   });
 
   it('masks secrets in the prompt', () => {

@@ -34,6 +34,7 @@ import type {
   ToolContext,
 } from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
+import { withSettingsEnv } from '../util/settings-env.js';
 import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, RunResult } from './events.js';
 import { runAgent } from './loop.js';
@@ -81,6 +82,10 @@ export interface SessionOptions {
   transcriptPath?: string;
   /** Environment variable names the policy passes to tools and hooks although they are secrets. */
   passEnv?: readonly string[];
+  /** The settings files' `env` (LoadedPolicy.env), laid over the environment of tools and hooks. */
+  settingsEnv?: Readonly<Record<string, string>>;
+  /** The prompt's id: hooks' `prompt_id` and the transcript's `promptId`; default a new one. */
+  promptId?: string;
   maxBudgetUsd?: number;
   /** The whole run's time limit; the run is stopped (tools aborted) as `error_max_duration`. */
   timeoutMs?: number;
@@ -156,7 +161,11 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     afterPlan: options.modeAfterPlan ?? 'default',
   };
   const fileState = new FileStateCache();
-  const childEnv = buildChildEnv(options.env, options.passEnv);
+  const childEnv = withSettingsEnv(
+    buildChildEnv(options.env, options.passEnv),
+    options.settingsEnv ?? {},
+  );
+  const promptId = options.promptId ?? randomUUID();
   const sessionId = options.sessionId ?? randomUUID();
   const hookConfig = options.hooksConfig ?? {};
   const hasHooks = Object.values(hookConfig).some((groups) => groups.length > 0);
@@ -172,6 +181,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
           cwd,
           env: childEnv,
           scripts: hookScripts,
+          promptId,
           ...(agent && { agent }),
         })
       : noHooks;

@@ -97,7 +97,11 @@ export async function main(io: CliIo): Promise<number> {
     const limits = policy.limits;
     const transcriptPath = transcriptPathOf(settings, policy.hooks, sessionId, io);
     if (transcriptPath && !settings.transcriptFile) temporaryTranscript = transcriptPath;
-    if (transcriptPath) files.push(openTranscript(transcriptPath, { sessionId, prompt, masker }));
+    const promptId = randomUUID();
+    if (transcriptPath) {
+      const shape = { sessionId, promptId, cwd: projectDir, version: CI_AGENT_VERSION };
+      files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
+    }
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const result = await runSession({
       prompt,
@@ -120,7 +124,9 @@ export async function main(io: CliIo): Promise<number> {
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
       transcriptPath,
+      promptId,
       passEnv: policy.passEnv,
+      settingsEnv: policy.env,
       maxTurns: settings.maxTurns ?? limits.maxTurns,
       maxBudgetUsd: settings.maxBudgetUsd ?? limits.maxBudgetUsd,
       timeoutMs: limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,

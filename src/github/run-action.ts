@@ -10,6 +10,7 @@
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
  * A failure at any step after 3 still ends in 8, with what there is.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -202,7 +203,15 @@ async function work(
     const gitControl = snapshotGitControl(workspace, env);
     const workspaceReady = Promise.all([branchReady, gitControl]).then(() => undefined);
     workspaceReady.catch(() => undefined);
-    transcript = openTranscript(paths.transcript, { sessionId: `${event.runId}`, prompt, masker });
+    const promptId = randomUUID();
+    transcript = openTranscript(paths.transcript, {
+      sessionId: `${event.runId}`,
+      promptId,
+      cwd: workspace,
+      version: CI_AGENT_VERSION,
+      prompt,
+      masker,
+    });
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;
@@ -221,7 +230,9 @@ async function work(
       additionalDirectories: policy.permissions.additionalDirectories,
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,
+      promptId,
       passEnv: policy.passEnv,
+      settingsEnv: policy.env,
       maxTurns: inputs.maxTurns ?? limits.maxTurns,
       maxBudgetUsd: inputs.maxBudgetUsd ?? limits.maxBudgetUsd,
       timeoutMs: minutes(inputs.timeoutMinutes ?? limits.timeoutMinutes),

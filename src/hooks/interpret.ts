@@ -2,7 +2,10 @@
  * One handler's run → what it decided, per DECISIONS #6 and #7:
  *   1. never started, timed out, cancelled, or exited with a code other than 0 and 2: a
  *      non-blocking failure, logged — except a required PreToolUse hook, which then denies;
- *   2. exit 2: blocks, whatever stdout says; stderr is the reason;
+ *   2. exit 2: blocks, whatever stdout says. The reason is the one a valid blocking JSON on
+ *      stdout gives (`decision: "block"` + `reason`, or on PreToolUse `permissionDecision: "deny"`
+ *      + `permissionDecisionReason`), else stderr — as Claude Code 2.1.197 does, even when stderr
+ *      has text. The rest of a valid JSON (context, systemMessage, `continue`) applies too;
  *   3. exit 0: stdout that starts with `{` is JSON and decides (invalid JSON is a failure as in
  *      1.); plain text is context for SessionStart and UserPromptSubmit, ignored elsewhere.
  */
@@ -70,16 +73,7 @@ export function interpretRun(
   const failure = describeFailure(result, handler);
   if (failure !== undefined) return failed(event, handler, failure);
 
-  if (result.exitCode === 2) {
-    const stderr = result.stderr.trim();
-    const reason = capText(stderr || 'the hook exited with code 2 and gave no reason');
-    if (event === 'PreToolUse') {
-      return { verdict: { permission: { behavior: 'deny', reason } }, decision: 'deny' };
-    }
-    if (BLOCKING_EVENTS.has(event)) return { verdict: { block: { reason } }, decision: 'block' };
-    // SessionStart / SessionEnd cannot be blocked: stderr is for the user only.
-    return { verdict: stderr ? { systemMessage: capText(stderr) } : {} };
-  }
+  if (result.exitCode === 2) return blockingExit(event, result);
 
   const parsed = parseHookStdout(result.stdout, event);
   switch (parsed.kind) {
@@ -94,6 +88,52 @@ export function interpretRun(
     case 'json':
       return fromJson(event, parsed.output);
   }
+}
+
+/**
+ * Exit 2. A valid JSON on stdout still counts, but cannot lift the block: an `allow` in it, or
+ * JSON that fails validation, leaves stderr as the reason (CC-COMPAT §1.6).
+ */
+function blockingExit(event: HookEventName, result: HookProcessResult): Interpretation {
+  const stderr = result.stderr.trim();
+  const parsed = parseHookStdout(result.stdout, event);
+  const output = parsed.kind === 'json' ? parsed.output : undefined;
+  const reason = capText(
+    (output && jsonBlockReason(event, output)) ||
+      stderr ||
+      'the hook exited with code 2 and gave no reason',
+  );
+  // What the JSON says besides its decision: context, systemMessage, `continue: false`.
+  const rest: HandlerVerdict = output ? fromJson(event, output).verdict : {};
+  delete rest.permission;
+  delete rest.updatedInput;
+  delete rest.block;
+  if (event === 'PreToolUse') {
+    const verdict: HandlerVerdict = { ...rest, permission: { behavior: 'deny', reason } };
+    return { verdict, decision: decisionOf(verdict) };
+  }
+  if (BLOCKING_EVENTS.has(event)) {
+    const verdict: HandlerVerdict = { ...rest, block: { reason } };
+    return { verdict, decision: decisionOf(verdict) };
+  }
+  // SessionStart / SessionEnd cannot be blocked: stderr is for the user only.
+  const message = [rest.systemMessage, stderr && capText(stderr)].filter(Boolean).join('\n');
+  const verdict: HandlerVerdict = message ? { ...rest, systemMessage: message } : rest;
+  return { verdict, decision: decisionOf(verdict) };
+}
+
+/** The reason a blocking JSON gives, if the JSON blocks; empty strings count as none. */
+function jsonBlockReason(event: HookEventName, output: HookOutput): string | undefined {
+  const specific = output.hookSpecificOutput;
+  if (event === 'PreToolUse') {
+    if (specific?.permissionDecision === 'deny') {
+      return specific.permissionDecisionReason || output.reason || undefined;
+    }
+    if (output.decision === 'block')
+      return output.reason || specific?.permissionDecisionReason || undefined;
+    return undefined;
+  }
+  return output.decision === 'block' ? output.reason || undefined : undefined;
 }
 
 function fromJson(event: HookEventName, output: HookOutput): Interpretation {

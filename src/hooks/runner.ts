@@ -12,6 +12,7 @@ import type { PermissionMode } from '../permissions/types.js';
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
 import { runHookProcess } from './hook-process.js';
 import type { HookScripts } from './hook-scripts.js';
+import { commonFields, toolInputAsSent } from './payload.js';
 import { interpretRun, interpretTampered, interpretUnrunnable } from './interpret.js';
 import type { HandlerResult } from './merge.js';
 import {
@@ -52,9 +53,14 @@ export interface HookRunnerOptions {
   agent?: { id: string; type: string };
   /** The hooks' scripts as found at start: a handler whose script changed is not run. */
   scripts?: HookScripts;
+  /** The prompt the run works on: `prompt_id` on every event after SessionStart. */
+  promptId?: string;
+  /** `effort.level` and CLAUDE_EFFORT; default `high`, the API's when a request names none. */
+  effort?: string;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
+export const DEFAULT_EFFORT = 'high';
 
 interface Firing extends RecordContext {
   /** What the matchers test; undefined: every group runs. */
@@ -81,6 +87,7 @@ interface ToolRequest {
 export function createHookRunner(options: HookRunnerOptions): SessionHookRunner {
   const hooks = compileHooks(options.config);
   const defaultTimeout = options.defaultTimeoutSeconds ?? DEFAULT_HOOK_TIMEOUT_SECONDS;
+  const effort = options.effort ?? DEFAULT_EFFORT;
   /** Groups with an invalid matcher already reported: the warning is logged once. */
   const reported = new Set<CompiledGroup>();
 
@@ -101,18 +108,26 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
     if (plan.handlers.length > 0) {
       const cwd = options.cwd();
       const stdin = JSON.stringify({
-        session_id: options.sessionId,
-        transcript_path: options.transcriptPath,
-        cwd,
-        permission_mode:
-          typeof options.permissionMode === 'function'
-            ? options.permissionMode()
-            : options.permissionMode,
-        hook_event_name: firing.event,
-        ...(options.agent && { agent_id: options.agent.id, agent_type: options.agent.type }),
+        ...commonFields(firing.event, {
+          sessionId: options.sessionId,
+          transcriptPath: options.transcriptPath,
+          cwd,
+          ...optional('promptId', options.promptId),
+          permissionMode:
+            typeof options.permissionMode === 'function'
+              ? options.permissionMode()
+              : options.permissionMode,
+          effort,
+          ...optional('agent', options.agent),
+        }),
         ...firing.payload,
       });
-      const env = { ...options.env, CLAUDE_PROJECT_DIR: options.projectDir };
+      const env = {
+        ...options.env,
+        CLAUDE_PROJECT_DIR: options.projectDir,
+        CLAUDE_CODE_SESSION_ID: options.sessionId,
+        CLAUDE_EFFORT: effort,
+      };
       const ran = await Promise.all(
         plan.handlers.map(async (handler) => {
           const tampered = options.scripts?.check(handler.command, cwd);
@@ -153,7 +168,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       matchValue: request.toolName,
       payload: {
         tool_name: request.toolName,
-        tool_input: request.toolInput,
+        tool_input: toolInputAsSent(request.toolName, request.toolInput),
         ...extra,
       },
       signal: request.signal,
@@ -197,6 +212,9 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
         payload: {
           stop_hook_active: request.stopHookActive,
           ...optional('last_assistant_message', request.lastAssistantMessage),
+          // CI runs neither background tasks nor scheduled prompts; the lists are always empty.
+          background_tasks: [],
+          session_crons: [],
         },
         ...optional('signal', request.signal),
       });

@@ -5,10 +5,9 @@
  * kernel keeps what was written when the process dies; only a machine crash can lose it.
  *
  * - the tool log (`openToolLog`): every stream-json line (stream-json.ts), audit lines included;
- * - the transcript (`openTranscript`): the conversation only — the prompt as a `user` line, then
- *   the `assistant` and `user` (tool_result) lines — in the same shapes. That is what hooks read
- *   at `transcript_path`: Claude Code's session JSONL also holds `user`/`assistant` entries with
- *   `.message.role` and `.message.content`, which is what transcript-reading hooks look at.
+ * - the transcript (`openTranscript`): the conversation only — the prompt as a `user` entry, then
+ *   the `assistant` and `user` (tool_result) entries — shaped as Claude Code's session JSONL
+ *   (transcript-entry.ts), since that is what hooks read at `transcript_path`.
  *
  * Both files are appended to, never truncated; the directory is created when missing.
  */
@@ -18,6 +17,8 @@ import { dirname } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import type { SecretMasker } from './secret-masker.js';
 import type { LineSink, StreamJsonLine } from './stream-json.js';
+import type { TranscriptContext } from './transcript-entry.js';
+import { TranscriptShaper } from './transcript-entry.js';
 
 export interface NdjsonFile {
   readonly path: string;
@@ -31,27 +32,26 @@ export interface NdjsonFile {
 
 /** The tool log (DECISIONS #14). Throws LogFileError when the file cannot be opened. */
 export function openToolLog(path: string): NdjsonFile {
-  return openNdjsonFile(path, 'tool log', () => true);
+  return openNdjsonFile(path, 'tool log', (line) => line);
 }
 
-export interface TranscriptOptions {
-  sessionId: string;
+export interface TranscriptOptions extends Omit<TranscriptContext, 'promptId'> {
+  /** Default: a new one. The session's hooks get the same as `prompt_id`. */
+  promptId?: string;
   prompt: string;
   masker?: SecretMasker;
 }
 
-/** The transcript hooks get as `transcript_path`; starts with the prompt. */
+/**
+ * The transcript hooks get as `transcript_path`; starts with the prompt. It is written the
+ * stream-json lines (already masked) and keeps the conversation's, reshaped.
+ */
 export function openTranscript(path: string, options: TranscriptOptions): NdjsonFile {
-  const file = openNdjsonFile(path, 'transcript', isConversationLine);
-  const prompt: StreamJsonLine = {
-    type: 'user',
-    message: { role: 'user', content: options.prompt },
-    parent_tool_use_id: null,
-    session_id: options.sessionId,
-    uuid: randomUUID(),
-  };
-  file.write(options.masker ? options.masker.maskJson(prompt) : prompt);
-  return file;
+  const shaper = new TranscriptShaper({ ...options, promptId: options.promptId ?? randomUUID() });
+  const prompt = shaper.prompt(options.prompt);
+  return openNdjsonFile(path, 'transcript', (line) => shaper.shape(line), [
+    options.masker ? options.masker.maskJson(prompt) : prompt,
+  ]);
 }
 
 /** A log or transcript file that cannot be opened: the run does not start. */
@@ -59,14 +59,13 @@ export class LogFileError extends Error {
   override readonly name = 'LogFileError';
 }
 
-function isConversationLine(line: StreamJsonLine): boolean {
-  return line.type === 'user' || line.type === 'assistant';
-}
-
 function openNdjsonFile(
   path: string,
   what: string,
-  accepts: (line: StreamJsonLine) => boolean,
+  /** What is written for a line; undefined: nothing. */
+  shape: (line: StreamJsonLine) => StreamJsonLine | undefined,
+  /** Written first, as they are. */
+  head: readonly StreamJsonLine[] = [],
 ): NdjsonFile {
   let fd: number | undefined;
   try {
@@ -84,8 +83,8 @@ function openNdjsonFile(
     fd = undefined;
     closeSync(open);
   };
-  const write = (line: StreamJsonLine) => {
-    if (fd === undefined || !accepts(line)) return;
+  const append = (line: StreamJsonLine) => {
+    if (fd === undefined) return;
     const data = Buffer.from(`${JSON.stringify(line)}\n`, 'utf8');
     try {
       // One write per line; the loop only matters if the kernel accepts part of it.
@@ -101,6 +100,11 @@ function openNdjsonFile(
         // the write error above is the one worth reporting
       }
     }
+  };
+  for (const line of head) append(line);
+  const write = (line: StreamJsonLine) => {
+    const shaped = shape(line);
+    if (shaped !== undefined) append(shaped);
   };
   return {
     path,

@@ -4,8 +4,8 @@
  *
  * - rule lists, additional directories and hooks are unions: nothing any source says is lost;
  *   deny beating allow is the decision function's job, which sees every rule with its source
- * - `defaultMode`: the highest-precedence source that sets it (policy > --settings > local >
- *   project > user)
+ * - `defaultMode`, and each name of the settings files' `env`: the highest-precedence source that
+ *   sets it (policy > --settings > local > project > user)
  * - ask resolution, limits, passed environment and the MCP section come from the policy file alone
  */
 import type { HooksConfig } from '../hooks/config.js';
@@ -41,6 +41,11 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
     hooks: mergeHooks(layers),
     limits: { ...input.policy?.limits },
     passEnv: [...new Set(input.policy?.passEnv ?? [])],
+    // Lowest precedence first, so that a higher one overwrites a name both set.
+    env: Object.assign({}, ...layers.toReversed().map((layer) => layer.env ?? {})) as Record<
+      string,
+      string
+    >,
     mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
     warnings: layers.flatMap((layer) => layer.warnings),
   });

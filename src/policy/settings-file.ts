@@ -12,10 +12,11 @@ import { parseJson } from './document.js';
 import { Findings, isPlainObject } from './findings.js';
 import { resolveDirectory } from './layer.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
+import { readSettingsEnv } from './settings-env.js';
 import { readSettingsHooks } from './settings-hooks.js';
 import type { PolicyLayer, SourceText } from './types.js';
 
-const TOP_KEYS = ['permissions', 'hooks'];
+const TOP_KEYS = ['permissions', 'hooks', 'env'];
 const PERMISSION_KEYS = ['allow', 'deny', 'ask', 'defaultMode', 'additionalDirectories'];
 /** `manual` is current Claude Code's name for `default` (CC-COMPAT §2.1). */
 const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default' };
@@ -47,11 +48,16 @@ export function parseSettingsFile(source: SourceText): PolicyLayer {
   for (const key of Object.keys(value)) {
     if (TOP_KEYS.includes(key) || key === '$schema') continue;
     const hint = didYouMean(key, TOP_KEYS);
-    findings.warn([key], `ignored; ci-agent reads only "permissions" and "hooks"${hint}`, true);
+    findings.warn(
+      [key],
+      `ignored; ci-agent reads only "permissions", "hooks" and "env"${hint}`,
+      true,
+    );
   }
   if (value.permissions !== undefined) readPermissions(value.permissions, source, layer, findings);
   if (value.hooks !== undefined)
     layer.hooks = readSettingsHooks(value.hooks, source.path, findings);
+  if (value.env !== undefined) layer.env = readSettingsEnv(value.env, findings);
   findings.throwIfFailed();
   return layer;
 }

@@ -50,6 +50,8 @@ export interface PolicyLayer {
   /** Absolute paths. */
   additionalDirectories: string[];
   hooks: HooksConfig;
+  /** A settings file's `env`, refused names already dropped; absent in the policy file. */
+  env?: Record<string, string>;
   warnings: string[];
 }
 
@@ -87,6 +89,8 @@ export interface LoadedPolicy {
   limits: Readonly<Limits>;
   /** Secret environment variable names the policy lets through to tools and hooks. */
   passEnv: readonly string[];
+  /** The settings files' `env`, for tools and hooks; per name, the highest-precedence file wins. */
+  env: Readonly<Record<string, string>>;
   /** MCP servers and their trust, from the policy file alone. */
   mcp: McpPolicy;
   /** Ignored keys and entries, each naming the file and where in it. */

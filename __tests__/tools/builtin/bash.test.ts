@@ -47,6 +47,7 @@ describe('bashTool', () => {
         stderr: 'err',
         interrupted: false,
         isImage: false,
+        noOutputExpected: false,
         exitCode: 0,
       });
     });

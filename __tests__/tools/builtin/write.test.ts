@@ -53,6 +53,7 @@ describe('writeTool', () => {
         content: 'new file\n',
         structuredPatch: [],
         originalFile: null,
+        userModified: false,
       });
     });
 
@@ -136,6 +137,7 @@ describe('writeTool', () => {
           },
         ],
         originalFile: 'one\ntwo\nthree\n',
+        userModified: false,
       });
       expect(context.fileState.get(path)?.content).toBe('one\nTWO\nthree\n');
     });

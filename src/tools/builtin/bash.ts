@@ -21,6 +21,7 @@ import { withGitPins } from './bash/git-environment.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './bash/limits.js';
 import { effectiveTimeoutMs, readBashLimits } from './bash/limits.js';
 import type { BashOutput } from './bash/output.js';
+import { isNoOutputExpected } from './bash/no-output.js';
 import { formatStderr, formatStdout, isErrorOutput, renderBashOutput } from './bash/output.js';
 import { ProgressFeed, relayProgress } from './bash/progress.js';
 import { isReadOnlyCommand } from './bash/read-only.js';
@@ -225,6 +226,7 @@ function toOutput(
     stderr: stderr.filter((part) => part !== '').join('\n'),
     interrupted,
     isImage: false,
+    noOutputExpected: isNoOutputExpected(command),
     exitCode,
     ...(returnCodeInterpretation !== undefined ? { returnCodeInterpretation } : {}),
     ...(cwdReset !== undefined ? { cwdReset } : {}),

@@ -35,6 +35,8 @@ export interface WriteOutput {
   content: string;
   structuredPatch: PatchHunk[];
   originalFile: string | null;
+  /** Claude Code's flag for content the user changed in its approval dialog; never, in CI. */
+  userModified: false;
 }
 
 const description = `Writes a file to the local file system, replacing it completely if it exists.
@@ -81,6 +83,7 @@ export const writeTool = defineTool({
       content: input.content,
       structuredPatch: original ? structuredPatch(original.text, input.content) : [],
       originalFile: original ? original.text : null,
+      userModified: false,
     };
     return { data };
   },

@@ -15,7 +15,8 @@ function buffer(text: string, limit = 1_000): HeadBuffer {
 }
 
 function output(overrides: Partial<BashOutput>): BashOutput {
-  return { stdout: '', stderr: '', interrupted: false, isImage: false, exitCode: 0, ...overrides };
+  const base = { stdout: '', stderr: '', interrupted: false, isImage: false as const };
+  return { ...base, noOutputExpected: false, exitCode: 0, ...overrides };
 }
 
 describe('HeadBuffer', () => {

@@ -12,6 +12,8 @@ export interface BashOutput {
   /** Stopped by the timeout or an abort before it finished. */
   interrupted: boolean;
   isImage: false;
+  /** Every command of the line is one that prints nothing on success (`mkdir`, `mv`, `cd`…). */
+  noOutputExpected: boolean;
   /** The shell's exit status; null when the command was interrupted or could not start. */
   exitCode: number | null;
   /** Why a non-zero exit status is not a failure (`No matches found` for grep exit 1). */
