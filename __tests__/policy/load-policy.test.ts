@@ -326,6 +326,7 @@ describe('loadPolicy', () => {
           '.github/ci-agent.json',
           '.github/ci-agent.yaml',
           '.github/ci-agent.yml',
+          '.mcp.json', // for its server names only
         ].map((path) => join(project.root, path)),
       );
     });

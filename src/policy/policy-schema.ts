@@ -16,7 +16,7 @@ import {
   TOOL_ALIASES,
 } from './claude-code-names.js';
 import { closestMatch } from './did-you-mean.js';
-import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
+import { ifRuleProblem, makeRule, ruleNotice, ruleProblem } from './rule-text.js';
 
 /** Issues that already say everything; the formatter adds no "got …". */
 export const COMPLETE = { complete: true } as const;
@@ -110,7 +110,7 @@ const handlerSchema = z.strictObject(
     if: z
       .string({ error: 'expected a permission rule string such as "Bash(git push:*)"' })
       .superRefine((text, context) => {
-        const problem = ruleProblem(text);
+        const problem = ifRuleProblem(text);
         if (problem !== undefined)
           context.addIssue({ code: 'custom', message: problem, input: text });
       })

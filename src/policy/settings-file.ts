@@ -13,6 +13,7 @@ import { Findings, isPlainObject } from './findings.js';
 import { resolveDirectory } from './layer.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
 import { readSettingsHooks } from './settings-hooks.js';
+import { ruleServerProblem } from './tool-names.js';
 import type { PolicyLayer, SourceText } from './types.js';
 
 const TOP_KEYS = ['permissions', 'hooks'];
@@ -108,7 +109,9 @@ function readRules(
     if (problem === undefined) {
       const rule = makeRule(text as string, source.path, source.anchorDir);
       // Kept: the decision already treats such a rule as written (never allows, fails closed).
-      const notice = ruleNotice(rule, kind);
+      const notice =
+        ruleNotice(rule, kind) ??
+        (source.mcpServers && ruleServerProblem(rule, kind, source.mcpServers));
       if (notice !== undefined) findings.warn([...path, index], notice);
       rules.push(rule);
     } else if (kind === 'allow') {

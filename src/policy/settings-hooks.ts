@@ -17,6 +17,8 @@ import {
 } from './claude-code-names.js';
 import { didYouMean } from './did-you-mean.js';
 import { ruleProblem } from './rule-text.js';
+import { ruleToolProblem } from './tool-names.js';
+import { parseRule } from '../permissions/rules.js';
 import type { Findings } from './findings.js';
 import { isPlainObject } from './findings.js';
 import type { PathSegment } from './policy-error.js';
@@ -143,8 +145,12 @@ function readHandler(
       );
     } else if (key === 'if') {
       const problem = typeof value === 'string' ? ruleProblem(value) : 'expected a permission rule';
-      if (problem === undefined) result.if = value as string;
-      else {
+      if (problem === undefined) {
+        result.if = value as string;
+        // Kept as written, like any rule in a settings file: the warning says it never matches.
+        const dead = ruleToolProblem(parseRule(value as string, source), 'if');
+        if (dead !== undefined) findings.warn([...path, key], dead);
+      } else {
         // Running it for every call could block calls it was never meant for: skip it instead.
         findings.warn([...path, key], `${problem}; hook skipped`, true);
         return undefined;
