@@ -16,7 +16,8 @@ import {
   TOOL_ALIASES,
 } from './claude-code-names.js';
 import { closestMatch } from './did-you-mean.js';
-import { ifRuleProblem, makeRule, ruleNotice, ruleProblem } from './rule-text.js';
+import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
+import { ruleToolProblem } from './tool-names.js';
 
 /** Issues that already say everything; the formatter adds no "got …". */
 export const COMPLETE = { complete: true } as const;
@@ -110,9 +111,14 @@ const handlerSchema = z.strictObject(
     if: z
       .string({ error: 'expected a permission rule string such as "Bash(git push:*)"' })
       .superRefine((text, context) => {
-        const problem = ifRuleProblem(text);
-        if (problem !== undefined)
+        const problem = ruleProblem(text);
+        if (problem !== undefined) {
           context.addIssue({ code: 'custom', message: problem, input: text });
+          return;
+        }
+        const dead = ruleToolProblem(makeRule(text, '', ''), 'if');
+        if (dead !== undefined)
+          context.addIssue({ code: 'custom', message: dead, input: text, params: COMPLETE });
       })
       .optional(),
   },

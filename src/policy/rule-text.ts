@@ -37,11 +37,6 @@ export function ruleNotice(
   return warning?.startsWith(prefix) ? warning.slice(prefix.length) : warning;
 }
 
-/** What is wrong with a hook's `if` rule: it does not parse, or it names no tool. */
-export function ifRuleProblem(text: string): string | undefined {
-  return ruleProblem(text) ?? ruleToolProblem(parseRule(text, ''), 'if');
-}
-
 export function makeRule(text: string, source: string, anchorDir: string): PermissionRule {
   return { ...parseRule(text, source), anchorDir };
 }
