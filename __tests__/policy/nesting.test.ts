@@ -127,8 +127,8 @@ describe('parseMcpConfigDocument (src/mcp) with a deeply nested .mcp.json', () =
   it.each([10_000, 100_000])('fails or skips the server by name at %i levels', (depth) => {
     expect(() => parseMcpConfigDocument(arrays(depth), '.mcp.json')).toThrow(McpConfigError);
     const deepArgs = `{"mcpServers": {"s": {"command": "x", "args": ${arrays(depth)}}}}`;
-    expect(parseMcpConfigDocument(deepArgs, '.mcp.json').broken).toEqual([
-      expect.objectContaining({ name: 's', message: expect.stringContaining('.mcp.json') }),
-    ]);
+    const { broken } = parseMcpConfigDocument(deepArgs, '.mcp.json');
+    expect(broken.map((entry) => entry.name)).toEqual(['s']);
+    expect(broken[0]?.message).toMatch(/^\.mcp\.json: mcpServers\.s: args/);
   });
 });

@@ -9,15 +9,10 @@ import * as z from 'zod';
 import { HOOK_EVENTS } from '../hooks/config.js';
 import { mcpPolicySchema } from '../mcp/mcp-policy.js';
 import { PERMISSION_MODES } from '../permissions/types.js';
-import {
-  EVENTS_WITHOUT_MATCHER,
-  KNOWN_TOOL_NAMES,
-  matcherProblem,
-  TOOL_ALIASES,
-} from './claude-code-names.js';
+import { EVENTS_WITHOUT_MATCHER, matcherProblem, TOOL_ALIASES } from './claude-code-names.js';
 import { closestMatch } from './did-you-mean.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
-import { ruleToolProblem } from './tool-names.js';
+import { ruleToolProblem, TOOL_NAMES } from './tool-names.js';
 
 /** Issues that already say everything; the formatter adds no "got …". */
 export const COMPLETE = { complete: true } as const;
@@ -56,8 +51,8 @@ const onAskSchema = z
   )
   .superRefine((onAsk, context) => {
     for (const name of Object.keys(onAsk.tools ?? {})) {
-      if (KNOWN_TOOL_NAMES.includes(name) || name.startsWith('mcp__')) continue;
-      const suggestion = closestMatch(name, KNOWN_TOOL_NAMES);
+      if (TOOL_NAMES.includes(name) || name.startsWith('mcp__')) continue;
+      const suggestion = closestMatch(name, TOOL_NAMES);
       const wellFormed = /^[A-Za-z_][\w-]*$/.test(name);
       if (suggestion === undefined && wellFormed) continue;
       context.addIssue({
