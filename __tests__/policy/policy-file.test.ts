@@ -518,6 +518,11 @@ mcp:
         'hooks:\n  PreToolUse:\n    - hooks: [{ type: command, command: x, if: "bash(git push:*)" }]\n',
         '.github/ci-agent.yml:3:48: hooks.PreToolUse[0].hooks[0].if: the "if" rule "bash(git push:*)" names no tool ci-agent has, so the hook never runs: tool names are case-sensitive; did you mean "Bash(git push:*)"?',
       ],
+      [
+        'a hook matcher naming no tool',
+        'hooks:\n  PreToolUse:\n    - matcher: bash\n      hooks: [{ type: command, command: x, required: true }]\n',
+        '.github/ci-agent.yml:3:16: hooks.PreToolUse[0].matcher: "bash" names no tool ci-agent has, so the hook never runs: tool names are case-sensitive; did you mean "Bash"?',
+      ],
     ])('refuses %s, naming the file, line, field, rule and suggestion', (_, text, message) => {
       expect(problems(text)).toBe(message);
     });

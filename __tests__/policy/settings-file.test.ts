@@ -312,6 +312,19 @@ describe('parseSettingsFile', () => {
       ]);
     });
 
+    it('keeps a tool hook whose matcher names no tool, warning that it never runs', () => {
+      const layer = parse({
+        hooks: {
+          PreToolUse: [{ matcher: 'Edit|Writ', hooks: [command('x')] }],
+          SubagentStop: [{ matcher: 'Explore', hooks: [command('y')] }],
+        },
+      });
+      expect(layer.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Writ');
+      expect(layer.warnings).toEqual([
+        '.claude/settings.json:5:20: hooks.PreToolUse[0].matcher: "Writ" names no tool ci-agent has, so the hook never runs for it: did you mean "Write"?',
+      ]);
+    });
+
     it('warns about a rule naming an MCP server nothing configures, when the servers are known', () => {
       const text = JSON.stringify({ permissions: { deny: ['mcp__docs', 'mcp__jira__create'] } });
       const layer = parseSettingsFile({

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRule, ruleNamesTool } from '../../src/permissions/rules.js';
 import { builtinTools } from '../../src/tools/builtin/index.js';
 import {
+  matcherToolProblem,
   mcpServerOf,
   ruleServerProblem,
   ruleToolProblem,
@@ -124,6 +125,40 @@ describe('ruleToolProblem', () => {
     ] as const)('%s as a %s rule: %s', (text, kind, message) => {
       expect(ruleToolProblem(rule(text), kind)).toBe(message);
     });
+  });
+});
+
+describe('matcherToolProblem', () => {
+  it.each([
+    'Bash',
+    'Edit|Write',
+    'Edit, Write',
+    'Edit|MultiEdit|Write',
+    'Task',
+    'mcp__docs',
+    '*',
+    '',
+    'Notebook.*',
+    'bash.*',
+  ])('accepts %j: every name can match, or it is a pattern', (matcher) => {
+    expect(matcherToolProblem(matcher)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'bash',
+      '"bash" names no tool ci-agent has, so the hook never runs: tool names are case-sensitive; did you mean "Bash"?',
+    ],
+    [
+      'Edit|Writ',
+      '"Writ" names no tool ci-agent has, so the hook never runs for it: did you mean "Write"?',
+    ],
+    [
+      'Shell, Deploy',
+      '"Shell" names no tool ci-agent has, so the hook never runs: did you mean "Bash"?; "Deploy" names no tool ci-agent has, so the hook never runs: expected one of Agent, Bash, Edit, ExitPlanMode, Glob, Grep, NotebookEdit, Read, Task, TodoWrite, WebFetch, WebSearch, Write, or mcp__<server>[__<tool>]',
+    ],
+  ])('reports the names in %j that match no tool', (matcher, message) => {
+    expect(matcherToolProblem(matcher)).toBe(message);
   });
 });
 

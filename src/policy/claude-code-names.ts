@@ -41,6 +41,13 @@ export const UNSUPPORTED_HANDLER_KEYS: readonly string[] = [
   'once',
 ];
 
+/** Events whose matcher matches tool names (the others match an agent type, a trigger, …). */
+export const TOOL_MATCHER_EVENTS: readonly string[] = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+];
+
 /** Events whose matcher Claude Code ignores: nothing to match on. */
 export const EVENTS_WITHOUT_MATCHER: readonly string[] = ['Stop', 'UserPromptSubmit'];
 

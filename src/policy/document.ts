@@ -8,12 +8,11 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yam
 import type { PathSegment, PolicyIssue } from './policy-error.js';
 import { PolicyError } from './policy-error.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { assertNesting } from './nesting.js';
+import { assertNesting, positionAt } from './nesting.js';
 
-export interface Position {
-  line: number;
-  column: number;
-}
+import type { Position } from './nesting.js';
+
+export type { Position };
 
 export interface ParsedDocument {
   value: unknown;
@@ -22,11 +21,6 @@ export interface ParsedDocument {
 }
 
 type YamlDocument = ReturnType<typeof parseDocument>;
-
-function positionAt(text: string, offset: number): Position {
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
-}
 
 function makeLocator(document: YamlDocument, lines: LineCounter): ParsedDocument['locate'] {
   return (path, options = {}) => {

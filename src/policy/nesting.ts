@@ -17,20 +17,23 @@ import { LineCounter, Parser } from 'yaml';
 import type { PolicyIssue } from './policy-error.js';
 import { PolicyError } from './policy-error.js';
 
-/** Far beyond any real policy, settings or MCP file (they nest five or six levels). */
+/** Far beyond any real policy or settings file (they nest five or six levels). */
 export const MAX_NESTING_DEPTH = 64;
 
-export interface ExcessNesting {
-  /** Where the first collection beyond the limit starts. */
+/** A place in a text, both counted from 1. */
+export interface Position {
   line: number;
   column: number;
 }
 
-/** The first place `text` nests deeper than `limit`, or undefined when it never does. */
+/**
+ * Where the first collection nested deeper than `limit` starts in `text`, or undefined when none
+ * does.
+ */
 export function findExcessNesting(
   text: string,
   limit: number = MAX_NESTING_DEPTH,
-): ExcessNesting | undefined {
+): Position | undefined {
   const scanned = scanOffset(text, limit);
   if (scanned !== undefined) return positionAt(text, scanned);
   const lines = new LineCounter();
@@ -44,7 +47,8 @@ export function findExcessNesting(
   return undefined;
 }
 
-function positionAt(text: string, offset: number): ExcessNesting {
+/** The line and column of `offset` (lines end at "\n"). */
+export function positionAt(text: string, offset: number): Position {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   let line = 1;
   for (

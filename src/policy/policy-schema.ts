@@ -9,10 +9,15 @@ import * as z from 'zod';
 import { HOOK_EVENTS } from '../hooks/config.js';
 import { mcpPolicySchema } from '../mcp/mcp-policy.js';
 import { PERMISSION_MODES } from '../permissions/types.js';
-import { EVENTS_WITHOUT_MATCHER, matcherProblem, TOOL_ALIASES } from './claude-code-names.js';
+import {
+  EVENTS_WITHOUT_MATCHER,
+  matcherProblem,
+  TOOL_ALIASES,
+  TOOL_MATCHER_EVENTS,
+} from './claude-code-names.js';
 import { closestMatch } from './did-you-mean.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
-import { ruleToolProblem, TOOL_NAMES } from './tool-names.js';
+import { matcherToolProblem, ruleToolProblem, TOOL_NAMES } from './tool-names.js';
 
 /** Issues that already say everything; the formatter adds no "got …". */
 export const COMPLETE = { complete: true } as const;
@@ -154,6 +159,18 @@ const hooksSchema = z
             path: [event, index, 'matcher'],
             params: COMPLETE,
             message: `${event} hooks have nothing to match; remove the matcher`,
+          });
+        }
+        const deadNames =
+          group.matcher !== undefined && TOOL_MATCHER_EVENTS.includes(event)
+            ? matcherToolProblem(group.matcher)
+            : undefined;
+        if (deadNames !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: [event, index, 'matcher'],
+            params: COMPLETE,
+            message: deadNames,
           });
         }
         if (event === 'PreToolUse') continue;

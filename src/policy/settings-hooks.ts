@@ -12,12 +12,13 @@ import { HOOK_EVENTS } from '../hooks/config.js';
 import {
   EVENTS_WITHOUT_MATCHER,
   matcherProblem,
+  TOOL_MATCHER_EVENTS,
   UNSUPPORTED_HANDLER_KEYS,
   UNSUPPORTED_HOOK_EVENTS,
 } from './claude-code-names.js';
 import { didYouMean } from './did-you-mean.js';
 import { ruleProblem } from './rule-text.js';
-import { ruleToolProblem } from './tool-names.js';
+import { matcherToolProblem, ruleToolProblem } from './tool-names.js';
 import { parseRule } from '../permissions/rules.js';
 import type { Findings } from './findings.js';
 import { isPlainObject } from './findings.js';
@@ -84,6 +85,9 @@ function readGroup(
       findings.warn([...path, 'matcher'], `${event} hooks have nothing to match; matcher ignored`);
     } else {
       matcher = group.matcher as string;
+      // Kept as written, like a rule naming no tool: the warning says the hook never runs.
+      const dead = TOOL_MATCHER_EVENTS.includes(event) ? matcherToolProblem(matcher) : undefined;
+      if (dead !== undefined) findings.warn([...path, 'matcher'], dead);
     }
   }
   for (const key of Object.keys(group)) {

@@ -13,6 +13,7 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { SUBAGENT_TYPES } from '../tools/builtin/agent.js';
 import { WEB_SEARCH_TOOL_NAME } from '../tools/builtin/web-search.js';
 import type { PermissionRule } from '../permissions/types.js';
+import { compileMatcher } from '../hooks/matcher.js';
 import { closestMatch } from './did-you-mean.js';
 
 type RuleKind = 'allow' | 'deny' | 'ask';
@@ -109,18 +110,47 @@ export function mcpServerOf(name: string): string | undefined {
 }
 
 function suggestion(rule: PermissionRule): string {
-  const name = rule.toolName;
-  const withName = (tool: string) =>
-    JSON.stringify(rule.content === undefined ? tool : `${tool}(${rule.content})`);
+  return nameSuggestion(rule.toolName, (tool) =>
+    rule.content === undefined ? tool : `${tool}(${rule.content})`,
+  );
+}
+
+/** What `name` probably meant, shown through `show` (the whole rule, or the name alone). */
+function nameSuggestion(name: string, show: (tool: string) => string): string {
   const sameLetters = TOOL_NAMES.find((tool) => tool.toLowerCase() === name.toLowerCase());
   if (sameLetters !== undefined) {
-    return `tool names are case-sensitive; did you mean ${withName(sameLetters)}?`;
+    return `tool names are case-sensitive; did you mean ${JSON.stringify(show(sameLetters))}?`;
   }
   const lower = name.toLowerCase();
   const other = Object.hasOwn(OTHER_NAMES, lower) ? OTHER_NAMES[lower] : undefined;
   const close = other ?? closestMatch(name, TOOL_NAMES);
-  if (close !== undefined) return `did you mean ${withName(close)}?`;
+  if (close !== undefined) return `did you mean ${JSON.stringify(show(close))}?`;
   return `expected one of ${TOOL_NAMES.join(', ')}, or mcp__<server>[__<tool>]`;
+}
+
+/**
+ * Names in a tool event's hook matcher written as a list of exact names (`Edit|Write`) that name
+ * no tool, so the hook never runs for them; undefined when every name can match. Claude Code
+ * tools ci-agent lacks (`Edit|MultiEdit|Write`) are left alone: common, and harmless in a list.
+ * Regular expressions are not judged.
+ */
+export function matcherToolProblem(matcher: string): string | undefined {
+  const compiled = compileMatcher(matcher);
+  if (compiled.kind !== 'exact') return undefined;
+  const dead = [...compiled.names].filter(
+    (name) =>
+      !TOOL_NAMES.includes(name) &&
+      !name.startsWith(MCP_PREFIX) &&
+      !Object.hasOwn(CLAUDE_CODE_ONLY, name),
+  );
+  if (dead.length === 0) return undefined;
+  const whole = dead.length === compiled.names.size;
+  return dead
+    .map(
+      (name) =>
+        `${JSON.stringify(name)} names no tool ci-agent has, so the hook never runs${whole ? '' : ' for it'}: ${nameSuggestion(name, (tool) => tool)}`,
+    )
+    .join('; ');
 }
 
 /** `Agent(Explore)`: the specifier is a subagent type, named exactly. */
