@@ -39,6 +39,11 @@ describe('findExcessNesting', () => {
     expect(findExcessNesting(text)).toBeUndefined();
   });
 
+  it('names the first of several places that nest too deep, in the order of the text', () => {
+    const text = `a:\n${indented(3).replace(/^/gm, '  ')}b:\n${indented(3).replace(/^/gm, '  ')}`;
+    expect(findExcessNesting(text, 3)).toEqual({ line: 4, column: 7 });
+  });
+
   it('takes another limit', () => {
     expect(findExcessNesting('{"a": [[1]]}', 2)).toEqual({ line: 1, column: 8 });
   });

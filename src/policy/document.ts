@@ -8,9 +8,8 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yam
 import type { PathSegment, PolicyIssue } from './policy-error.js';
 import { PolicyError } from './policy-error.js';
 import { findJsonSyntaxError } from './json-syntax.js';
-import { assertNesting, positionAt } from './nesting.js';
-
 import type { Position } from './nesting.js';
+import { assertNesting, positionAt } from './nesting.js';
 
 export type { Position };
 

@@ -49,7 +49,7 @@ export function findExcessNesting(
 
 /** The line and column of `offset` (lines end at "\n"). */
 export function positionAt(text: string, offset: number): Position {
-  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const lineStart = offset === 0 ? 0 : text.lastIndexOf('\n', offset - 1) + 1;
   let line = 1;
   for (
     let index = text.indexOf('\n');
@@ -135,7 +135,8 @@ function excessOffset(root: CST.Token, limit: number): number | undefined {
       depth += 1;
       if (depth > limit) return token.offset;
     }
-    for (const child of children(token)) stack.push({ token: child, depth });
+    // Reversed, so the walk meets collections in the order of the text.
+    for (const child of children(token).reverse()) stack.push({ token: child, depth });
   }
   return undefined;
 }
