@@ -96,6 +96,50 @@ describe('parseCli', () => {
     });
   });
 
+  describe('when a tool rule names no tool', () => {
+    it.each([
+      [
+        ['--disallowedTools', 'Read,bash(curl:*)'],
+        '--disallowedTools: deny rule "bash(curl:*)" names no tool ci-agent has, so it denies nothing: tool names are case-sensitive; did you mean "Bash(curl:*)"?',
+      ],
+      [
+        ['--allowed-tools', 'WebFech'],
+        '--allowedTools: allow rule "WebFech" names no tool ci-agent has, so it allows nothing: did you mean "WebFetch"?',
+      ],
+      [
+        ['--disallowedTools', 'Shell(ls)'],
+        '--disallowedTools: deny rule "Shell(ls)" names no tool ci-agent has, so it denies nothing: did you mean "Bash(ls)"?',
+      ],
+      [
+        ['--allowedTools', 'Write(src/**)'],
+        '--allowedTools: allow rule "Write(src/**)" is never consulted: path rules are checked for Read(…) and Edit(…) only; write "Edit(src/**)" instead',
+      ],
+      [
+        ['--allowedTools', 'Bash('],
+        '--allowedTools: invalid permission rule "Bash(": expected a tool name such as "Read", or "Tool(specifier)" such as "Bash(npm test:*)"',
+      ],
+    ])('%j fails naming the flag, the rule and the suggestion', (flags, message) => {
+      expect(() => parse('-p', 'x', ...flags)).toThrow(UsageError);
+      expect(() => parse('-p', 'x', ...flags)).toThrow(message);
+    });
+
+    it('accepts aliases, agent types, domains and any MCP server, which --mcp-config may add', () => {
+      expect(
+        parse(
+          '-p',
+          'x',
+          '--allowedTools',
+          'Task(Explore) WebFetch(domain:example.com) mcp__anything__tool',
+          '--disallowedTools',
+          'mcp__other',
+        ),
+      ).toMatchObject({
+        allowedTools: ['Task(Explore)', 'WebFetch(domain:example.com)', 'mcp__anything__tool'],
+        disallowedTools: ['mcp__other'],
+      });
+    });
+  });
+
   it('maps --dangerously-skip-permissions to bypassPermissions', () => {
     expect(parse('-p', 'x', '--dangerously-skip-permissions')).toMatchObject({
       permissionMode: 'bypassPermissions',

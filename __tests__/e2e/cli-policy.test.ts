@@ -250,6 +250,49 @@ describe('ci-agent with a repository policy (built CLI)', () => {
       expect(run.stdout).toBe('fine\n');
     });
 
+    it('refuses a policy rule that names no tool, and runs nothing', async () => {
+      const run = await cli(['-p', 'x'], {
+        files: {
+          '.github/ci-agent.yml': 'permissions:\n  deny:\n    - Read(/.env)\n    - bash(curl:*)\n',
+        },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        'Error: .github/ci-agent.yml:4:7: permissions.deny[1]: deny rule "bash(curl:*)" names no tool ci-agent has, so it denies nothing: tool names are case-sensitive; did you mean "Bash(curl:*)"?\n',
+      );
+      expect(run.server.requests).toHaveLength(0);
+    });
+
+    it('warns about a settings rule that names no tool, with the file, line and rule, and carries on', async () => {
+      const run = await cli(['-p', 'x'], {
+        files: settings({ permissions: { deny: ['WebFech'] } }),
+        turns: [[{ type: 'text', text: 'fine' }]],
+      });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        'Warning: .claude/settings.json:1:25: permissions.deny[0]: deny rule "WebFech" names no tool ci-agent has, so it denies nothing: did you mean "WebFetch"?\n',
+      );
+    });
+
+    it('refuses a --disallowedTools rule that names no tool, naming the flag', async () => {
+      const run = await cli(['-p', 'x', '--disallowedTools', 'Shell(rm:*)']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        'Error: --disallowedTools: deny rule "Shell(rm:*)" names no tool ci-agent has, so it denies nothing: did you mean "Bash(rm:*)"?\n',
+      );
+      expect(run.server.requests).toHaveLength(0);
+    });
+
+    it('refuses a settings file nested 100 000 levels deep, naming the file', async () => {
+      const run = await cli(['-p', 'x'], {
+        files: { '.claude/settings.json': `${'['.repeat(100_000)}${']'.repeat(100_000)}` },
+      });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe(
+        'Error: .claude/settings.json:1:65: nested more than 64 levels deep (lists and mappings inside one another); expected a flatter file\n',
+      );
+    });
+
     it('accepts --settings as JSON text', async () => {
       const run = await cli(
         ['-p', 'x', ...STREAM, '--settings', '{"permissions":{"deny":["Glob"]}}'],

@@ -301,6 +301,49 @@ describe('loadPolicy', () => {
     });
   });
 
+  describe('when rules name MCP servers', () => {
+    const mcpJson = (servers: Record<string, unknown>) => JSON.stringify({ mcpServers: servers });
+
+    it('knows the servers of .mcp.json and of the policy file, and warns about any other', async () => {
+      await project.write('.mcp.json', mcpJson({ 'brave search': { command: 'brave' } }));
+      await project.write(
+        '.github/ci-agent.yml',
+        'permissions:\n  allow: [mcp__brave_search, mcp__docs__find]\nmcp:\n  servers:\n    docs: { command: docs }\n',
+      );
+      await project.write(
+        '.claude/settings.json',
+        settings({ permissions: { deny: ['mcp__docs__drop', 'mcp__jira'] } }),
+      );
+
+      const policy = await loadPolicy({ projectDir: project.root });
+
+      expect(policy.warnings).toEqual([
+        '.claude/settings.json:1:43: permissions.deny[1]: deny rule "mcp__jira" names the MCP server "jira", which neither .mcp.json nor the policy file configures, so it matches nothing unless --mcp-config adds it',
+      ]);
+      expect(policy.permissions.deny.map((rule) => rule.text)).toContain('mcp__jira');
+    });
+
+    it('warns about none when --mcp-config may add servers', async () => {
+      await project.write(
+        '.claude/settings.json',
+        settings({ permissions: { deny: ['mcp__jira'] } }),
+      );
+      expect((await loadPolicy({ projectDir: project.root })).warnings).toHaveLength(1);
+      expect(
+        (await loadPolicy({ projectDir: project.root, mcpConfigGiven: true })).warnings,
+      ).toEqual([]);
+    });
+
+    it('warns about none when .mcp.json cannot be read as servers, which the MCP loader reports', async () => {
+      await project.write(
+        '.claude/settings.json',
+        settings({ permissions: { deny: ['mcp__jira'] } }),
+      );
+      await project.write('.mcp.json', '{ not json');
+      expect((await loadPolicy({ projectDir: project.root })).warnings).toEqual([]);
+    });
+  });
+
   describe('when files are read through another reader (the base branch of a pull request)', () => {
     it('reads every file through it and never from the disk', async () => {
       await project.write('.github/ci-agent.yml', 'permissions: { allow: [Bash] }\n');
@@ -326,6 +369,7 @@ describe('loadPolicy', () => {
           '.github/ci-agent.json',
           '.github/ci-agent.yaml',
           '.github/ci-agent.yml',
+          '.mcp.json', // for its server names only
         ].map((path) => join(project.root, path)),
       );
     });

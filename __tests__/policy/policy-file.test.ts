@@ -438,6 +438,126 @@ describe('parsePolicyFile', () => {
     });
   });
 
+  describe('when every kind of rule is valid', () => {
+    const EVERY_RULE = `
+permissions:
+  allow:
+    - Read
+    - Edit(/src/**)
+    - Bash(npm test:*)
+    - WebFetch(domain:docs.example.com)
+    - WebSearch
+    - Agent(Explore)
+    - Task(general-purpose)
+    - mcp__docs
+    - mcp__github__create_issue
+    - mcp__github__*
+  deny:
+    - Read(/.env*)
+    - Bash(curl:*)
+    - Write
+    - NotebookEdit
+    - TodoWrite
+    - ExitPlanMode
+    - Task
+    - "*"
+    - "mcp__*"
+    - Web*
+  ask: [Bash(git push:*), Agent, Glob, Grep, "WebFetch(domain:*.example.com)"]
+hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks: [{ type: command, command: ./guard.sh, if: "Bash(git push:*)" }]
+mcp:
+  servers:
+    docs: { type: http, url: "https://mcp.example.com/mcp" }
+`;
+
+    it('loads without a problem or a warning, aliases, MCP rules and agent types included', () => {
+      const layer = parsePolicyFile({
+        kind: 'policy',
+        path: POLICY,
+        text: EVERY_RULE,
+        anchorDir: '/repo',
+        mcpServers: new Set(['github']),
+      });
+      expect(layer.warnings).toEqual([]);
+      expect([...layer.allow, ...layer.deny, ...layer.ask]).toHaveLength(25);
+    });
+  });
+
+  describe('when a rule names no tool', () => {
+    it.each([
+      [
+        'a tool name in the wrong case',
+        'permissions:\n  allow: [Read]\n  deny:\n    - Read(/.env)\n    - WebFetch\n    - bash(curl:*)\n',
+        '.github/ci-agent.yml:6:7: permissions.deny[2]: deny rule "bash(curl:*)" names no tool ci-agent has, so it denies nothing: tool names are case-sensitive; did you mean "Bash(curl:*)"?',
+      ],
+      [
+        'a misspelt tool',
+        'permissions:\n  deny: [WebFech]\n',
+        '.github/ci-agent.yml:2:10: permissions.deny[0]: deny rule "WebFech" names no tool ci-agent has, so it denies nothing: did you mean "WebFetch"?',
+      ],
+      [
+        "another agent's name for a tool",
+        'permissions:\n  allow: ["Shell(ls)"]\n',
+        '.github/ci-agent.yml:2:11: permissions.allow[0]: allow rule "Shell(ls)" names no tool ci-agent has, so it allows nothing: did you mean "Bash(ls)"?',
+      ],
+      [
+        'a Claude Code tool ci-agent does not have',
+        'permissions:\n  deny: [Edit, MultiEdit]\n',
+        '.github/ci-agent.yml:2:16: permissions.deny[1]: deny rule "MultiEdit" names the Claude Code tool MultiEdit, which ci-agent does not have, so it denies nothing (Edit covers its edits); remove it',
+      ],
+      [
+        'an agent type that does not exist',
+        'permissions:\n  ask: ["Agent(explore)"]\n',
+        '.github/ci-agent.yml:2:9: permissions.ask[0]: ask rule "Agent(explore)" names no agent type, so it asks about nothing: did you mean "Agent(Explore)"?',
+      ],
+      [
+        'a hook "if" rule in the wrong case',
+        'hooks:\n  PreToolUse:\n    - hooks: [{ type: command, command: x, if: "bash(git push:*)" }]\n',
+        '.github/ci-agent.yml:3:48: hooks.PreToolUse[0].hooks[0].if: the "if" rule "bash(git push:*)" names no tool ci-agent has, so the hook never runs: tool names are case-sensitive; did you mean "Bash(git push:*)"?',
+      ],
+      [
+        'a hook matcher naming no tool',
+        'hooks:\n  PreToolUse:\n    - matcher: bash\n      hooks: [{ type: command, command: x, required: true }]\n',
+        '.github/ci-agent.yml:3:16: hooks.PreToolUse[0].matcher: "bash" names no tool ci-agent has, so the hook never runs: tool names are case-sensitive; did you mean "Bash"?',
+      ],
+    ])('refuses %s, naming the file, line, field, rule and suggestion', (_, text, message) => {
+      expect(problems(text)).toBe(message);
+    });
+
+    it('names the position in a .json policy too', () => {
+      const json = '{\n  "permissions": {\n    "deny": ["Read", "Webfetch"]\n  }\n}\n';
+      expect(problems(json, '.github/ci-agent.json')).toBe(
+        '.github/ci-agent.json:3:22: permissions.deny[1]: deny rule "Webfetch" names no tool ci-agent has, so it denies nothing: tool names are case-sensitive; did you mean "WebFetch"?',
+      );
+    });
+  });
+
+  describe('when a rule names an MCP server nothing configures', () => {
+    const parseWith = (text: string, mcpServers: ReadonlySet<string> | undefined) =>
+      parsePolicyFile({
+        kind: 'policy',
+        path: POLICY,
+        text,
+        anchorDir: '/repo',
+        ...(mcpServers && { mcpServers }),
+      });
+
+    it('warns with the file, line, field and rule, since --mcp-config may still add it', () => {
+      const text =
+        'permissions:\n  allow: [mcp__docs__search]\n  deny: [mcp__githb]\nmcp:\n  servers:\n    docs: { command: docs-server }\n';
+      expect(parseWith(text, new Set(['github'])).warnings).toEqual([
+        '.github/ci-agent.yml:3:10: permissions.deny[0]: deny rule "mcp__githb" names the MCP server "githb", which neither .mcp.json nor the policy file configures, so it matches nothing unless --mcp-config adds it; did you mean "mcp__github"?',
+      ]);
+    });
+
+    it('checks nothing when the other servers are not known', () => {
+      expect(parseWith('permissions: { deny: [mcp__githb] }', undefined).warnings).toEqual([]);
+    });
+  });
+
   describe('when the text does not parse', () => {
     it('names the line and column of a YAML syntax error', () => {
       expect(problems('permissions:\n  allow: [Read\nhooks: {}\n')).toMatch(

@@ -277,6 +277,69 @@ describe('parseSettingsFile', () => {
     });
   });
 
+  describe('when a rule names no tool', () => {
+    it('keeps it, as Claude Code does, with a warning naming the file, line, field and rule', () => {
+      const layer = parse({
+        permissions: {
+          allow: ['Read', 'WebFech'],
+          deny: ['Read(./.env)', 'bash(curl:*)', 'MultiEdit'],
+          ask: ['Agent(explore)'],
+        },
+      });
+
+      expect(layer.deny.map((rule) => rule.text)).toEqual([
+        'Read(./.env)',
+        'bash(curl:*)',
+        'MultiEdit',
+      ]);
+      expect(layer.warnings).toEqual([
+        '.claude/settings.json:5:7: permissions.allow[1]: allow rule "WebFech" names no tool ci-agent has, so it allows nothing: did you mean "WebFetch"?',
+        '.claude/settings.json:9:7: permissions.deny[1]: deny rule "bash(curl:*)" names no tool ci-agent has, so it denies nothing: tool names are case-sensitive; did you mean "Bash(curl:*)"?',
+        '.claude/settings.json:10:7: permissions.deny[2]: deny rule "MultiEdit" names the Claude Code tool MultiEdit, which ci-agent does not have, so it denies nothing (Edit covers its edits); remove it',
+        '.claude/settings.json:13:7: permissions.ask[0]: ask rule "Agent(explore)" names no agent type, so it asks about nothing: did you mean "Agent(Explore)"?',
+      ]);
+    });
+
+    it('keeps a hook whose "if" names no tool, warning that it never runs', () => {
+      const layer = parse({
+        hooks: { PreToolUse: [{ hooks: [{ ...command('x'), if: 'bash(git push:*)' }] }] },
+      });
+      expect(layer.hooks.PreToolUse?.[0]?.hooks[0]?.if).toBe('bash(git push:*)');
+      expect(layer.warnings).toEqual([
+        expect.stringContaining(
+          'hooks.PreToolUse[0].hooks[0].if: the "if" rule "bash(git push:*)" names no tool ci-agent has, so the hook never runs',
+        ),
+      ]);
+    });
+
+    it('keeps a tool hook whose matcher names no tool, warning that it never runs', () => {
+      const layer = parse({
+        hooks: {
+          PreToolUse: [{ matcher: 'Edit|Writ', hooks: [command('x')] }],
+          SubagentStop: [{ matcher: 'Explore', hooks: [command('y')] }],
+        },
+      });
+      expect(layer.hooks.PreToolUse?.[0]?.matcher).toBe('Edit|Writ');
+      expect(layer.warnings).toEqual([
+        '.claude/settings.json:5:20: hooks.PreToolUse[0].matcher: "Writ" names no tool ci-agent has, so the hook never runs for it: did you mean "Write"?',
+      ]);
+    });
+
+    it('warns about a rule naming an MCP server nothing configures, when the servers are known', () => {
+      const text = JSON.stringify({ permissions: { deny: ['mcp__docs', 'mcp__jira__create'] } });
+      const layer = parseSettingsFile({
+        kind: 'project',
+        path: FILE,
+        text,
+        anchorDir: '/repo',
+        mcpServers: new Set(['docs']),
+      });
+      expect(layer.warnings).toEqual([
+        '.claude/settings.json:1:37: permissions.deny[1]: deny rule "mcp__jira__create" names the MCP server "jira", which neither .mcp.json nor the policy file configures, so it matches nothing unless --mcp-config adds it',
+      ]);
+    });
+  });
+
   describe('when a rule string is invalid', () => {
     it('drops an invalid allow rule with a warning naming the file and the rule', () => {
       const layer = parse({ permissions: { allow: ['Read', 'Bash(npm test', 7] } });

@@ -6,6 +6,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { PERMISSION_MODES } from '../permissions/types.js';
 import type { PermissionMode } from '../permissions/types.js';
 import { splitRuleList } from '../permissions/rules.js';
+import { flagRuleProblem } from '../policy/rule-text.js';
 
 export const OUTPUT_FORMATS = ['text', 'json', 'stream-json'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -164,8 +165,8 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     outputFormat: raw.outputFormat,
     verbose: raw.verbose,
     permissionMode: raw.dangerouslySkipPermissions ? 'bypassPermissions' : raw.permissionMode,
-    allowedTools: splitRuleList(raw.allowedTools ?? []),
-    disallowedTools: splitRuleList(raw.disallowedTools ?? []),
+    allowedTools: flagRules(raw.allowedTools, '--allowedTools', 'allow'),
+    disallowedTools: flagRules(raw.disallowedTools, '--disallowedTools', 'deny'),
     maxTurns,
     model: raw.model,
     appendSystemPrompt: raw.appendSystemPrompt,
@@ -178,4 +179,18 @@ export function parseCli(argv: readonly string[], version: string): CliSettings 
     mcpConfig: raw.mcpConfig ?? [],
     strictMcpConfig: raw.strictMcpConfig,
   });
+}
+
+/** The rules of one flag, each of which must name a tool and work as written. */
+function flagRules(
+  values: readonly string[] | undefined,
+  flag: string,
+  kind: 'allow' | 'deny',
+): string[] {
+  const rules = splitRuleList(values ?? []);
+  for (const rule of rules) {
+    const problem = flagRuleProblem(rule, flag, kind);
+    if (problem !== undefined) throw new UsageError(problem);
+  }
+  return rules;
 }

@@ -1,6 +1,7 @@
 /**
  * Names Claude Code knows that ci-agent does not act on, so messages can say "not supported"
- * instead of "unknown" (CC-COMPAT §1.1, §1.10, §2.1), and the tool names of DECISIONS #1.
+ * instead of "unknown" (CC-COMPAT §1.1, §1.10, §2.1), and the tool aliases of DECISIONS #1 (the
+ * tool names themselves come from the tools: tool-names.ts).
  */
 import { compileMatcher } from '../hooks/matcher.js';
 
@@ -40,24 +41,15 @@ export const UNSUPPORTED_HANDLER_KEYS: readonly string[] = [
   'once',
 ];
 
+/** Events whose matcher matches tool names (the others match an agent type, a trigger, …). */
+export const TOOL_MATCHER_EVENTS: readonly string[] = [
+  'PreToolUse',
+  'PostToolUse',
+  'PostToolUseFailure',
+];
+
 /** Events whose matcher Claude Code ignores: nothing to match on. */
 export const EVENTS_WITHOUT_MATCHER: readonly string[] = ['Stop', 'UserPromptSubmit'];
-
-export const KNOWN_TOOL_NAMES: readonly string[] = [
-  'Bash',
-  'Read',
-  'Write',
-  'Edit',
-  'Glob',
-  'Grep',
-  'NotebookEdit',
-  'WebFetch',
-  'WebSearch',
-  'TodoWrite',
-  'ExitPlanMode',
-  'Agent',
-  'Task',
-];
 
 /** Tool names in rules and hook matchers that name another tool (DECISIONS #1). */
 export const TOOL_ALIASES: Readonly<Record<string, string>> = { Task: 'Agent' };

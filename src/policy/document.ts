@@ -8,11 +8,10 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yam
 import type { PathSegment, PolicyIssue } from './policy-error.js';
 import { PolicyError } from './policy-error.js';
 import { findJsonSyntaxError } from './json-syntax.js';
+import type { Position } from './nesting.js';
+import { assertNesting, positionAt } from './nesting.js';
 
-export interface Position {
-  line: number;
-  column: number;
-}
+export type { Position };
 
 export interface ParsedDocument {
   value: unknown;
@@ -21,11 +20,6 @@ export interface ParsedDocument {
 }
 
 type YamlDocument = ReturnType<typeof parseDocument>;
-
-function positionAt(text: string, offset: number): Position {
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
-}
 
 function makeLocator(document: YamlDocument, lines: LineCounter): ParsedDocument['locate'] {
   return (path, options = {}) => {
@@ -63,6 +57,8 @@ function readYaml(text: string): { document: YamlDocument; lines: LineCounter } 
 }
 
 export function parseYaml(file: string, text: string): ParsedDocument {
+  // First: every later step recurses on the nesting.
+  assertNesting(file, text);
   const { document, lines } = readYaml(text);
   if (document.errors.length > 0) {
     throw new PolicyError(
@@ -94,6 +90,8 @@ export function parseJson(file: string, text: string): ParsedDocument {
     const position = found && positionAt(body, found.offset);
     throw new PolicyError([{ file, path: [], ...position, message: `invalid JSON: ${detail}` }]);
   }
+  // JSON.parse does not recurse, but the locator, the schema and the messages do.
+  assertNesting(file, body);
   // Valid JSON is valid YAML 1.2: the YAML parser only serves to find positions.
   const { document, lines } = readYaml(body);
   const locate: ParsedDocument['locate'] =

@@ -3,6 +3,7 @@
  * error and the Node version), and a maintainer needs the line and column to fix a settings file.
  * Called only after `JSON.parse` has failed.
  */
+import { MAX_NESTING_DEPTH, nestingMessage } from './nesting.js';
 
 export interface JsonSyntaxError {
   offset: number;
@@ -56,22 +57,26 @@ class Scanner {
   }
 }
 
-function value(scanner: Scanner): void {
+function value(scanner: Scanner, depth: number): void {
   scanner.skipWhitespace();
   const char = scanner.peek();
-  if (char === '{') return container(scanner, '}', () => member(scanner));
-  if (char === '[') return container(scanner, ']', () => value(scanner));
+  // The scanner recurses once per level: stop before the call stack does.
+  if ((char === '{' || char === '[') && depth >= MAX_NESTING_DEPTH) {
+    throw new Stop(scanner.offset, nestingMessage());
+  }
+  if (char === '{') return container(scanner, '}', () => member(scanner, depth + 1));
+  if (char === '[') return container(scanner, ']', () => value(scanner, depth + 1));
   if (!scanner.match(STRING) && !scanner.match(NUMBER) && !scanner.match(LITERAL)) {
     scanner.fail('a value');
   }
 }
 
-function member(scanner: Scanner): void {
+function member(scanner: Scanner, depth: number): void {
   scanner.skipWhitespace();
   if (!scanner.match(STRING)) scanner.fail('a property name in double quotes');
   scanner.skipWhitespace();
   scanner.expect(':', '":"');
-  value(scanner);
+  value(scanner, depth);
 }
 
 function container(scanner: Scanner, close: string, item: () => void): void {
@@ -95,7 +100,7 @@ function container(scanner: Scanner, close: string, item: () => void): void {
 export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
   const scanner = new Scanner(text);
   try {
-    value(scanner);
+    value(scanner, 0);
     scanner.skipWhitespace();
     if (scanner.peek() !== undefined) scanner.fail('the end of the file');
     return undefined;

@@ -7,6 +7,9 @@
  * 3. `~/.claude/settings.json` when a home directory is given (the CLI)
  * 4. each `--settings` value: JSON when it starts with `{`, else a file path
  * 5. parse every source, then merge; all problems of all files are reported together
+ *
+ * `.mcp.json` is read only for its server names, so rules naming another server get a warning;
+ * the MCP loader (src/mcp/load-mcp-config.ts) reads it for real.
  */
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -15,7 +18,8 @@ import type { PolicyIssue } from './policy-error.js';
 import { PolicyError } from './policy-error.js';
 import { parsePolicyFile } from './policy-file.js';
 import { parseSettingsFile } from './settings-file.js';
-import type { LoadedPolicy, PolicyLayer, SourceText } from './types.js';
+import type { LoadedPolicy, PolicyFileLayer, PolicyLayer, SourceText } from './types.js';
+import { readMcpServerNames } from './mcp-server-names.js';
 
 /** Reads a file as UTF-8; resolves to undefined when it does not exist. */
 export type ReadFile = (absolutePath: string) => Promise<string | undefined>;
@@ -31,6 +35,11 @@ export interface LoadPolicyOptions {
   settingsArgs?: readonly string[];
   /** The user's home directory; when given, `~/.claude/settings.json` is read too (the CLI). */
   home?: string;
+  /**
+   * `--mcp-config` was given: servers may come from there, so rules naming a server `.mcp.json`
+   * and the policy file do not configure are not warned about.
+   */
+  mcpConfigGiven?: boolean;
   readFile?: ReadFile;
 }
 
@@ -56,12 +65,17 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   const projectDir = resolve(options.projectDir);
   const cwd = resolve(options.cwd ?? projectDir);
   const { home } = options;
-  const readSource = makeSourceReader(options.readFile ?? readFileFromDisk, (path) =>
-    displayPath(path, projectDir),
-  );
+  const read = options.readFile ?? readFileFromDisk;
+  const readSource = makeSourceReader(read, (path) => displayPath(path, projectDir));
 
-  const policy = await readPolicyFile(options.policyPath, projectDir, cwd, readSource);
-  const policyLayer = policy && parsePolicyFile({ ...policy, home });
+  const [projectServers, policy] = await Promise.all([
+    options.mcpConfigGiven ? undefined : readMcpServerNames(read, projectDir),
+    readPolicyFile(options.policyPath, projectDir, cwd, readSource),
+  ]);
+  const policyLayer =
+    policy &&
+    parsePolicyFile({ ...policy, home, ...(projectServers && { mcpServers: projectServers }) });
+  const mcpServers = projectServers && new Set([...projectServers, ...serversOf(policyLayer)]);
   const listedBy = policy && `the "settings" list of ${policy.path}`;
 
   const files: WantedFile[] = [
@@ -87,7 +101,13 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   });
   return mergeLayers({
     ...(policyLayer ? { policy: policyLayer } : {}),
-    settings: parseAll([...sources, ...inline].map((source) => ({ ...source, home }))),
+    settings: parseAll(
+      [...sources, ...inline].map((source) => ({
+        ...source,
+        home,
+        ...(mcpServers && { mcpServers }),
+      })),
+    ),
   });
 }
 
@@ -206,6 +226,10 @@ function displayPath(path: string, projectDir: string): string {
   const inside = relative(projectDir, path);
   if (inside === '' || inside.startsWith('..') || isAbsolute(inside)) return path;
   return inside.split(sep).join('/');
+}
+
+function serversOf(layer: PolicyFileLayer | undefined): string[] {
+  return Object.keys(layer?.mcp?.servers ?? {});
 }
 
 function isNodeError(error: unknown): error is NodeJS.ErrnoException {

@@ -19,10 +19,11 @@ import { parseJson, parseYaml } from './document.js';
 import { resolveDirectory } from './layer.js';
 import { normalizeMcpPolicy } from '../mcp/mcp-policy.js';
 import type { PathSegment, PolicyIssue } from './policy-error.js';
-import { describeValue, PolicyError } from './policy-error.js';
+import { describeValue, formatIssue, PolicyError } from './policy-error.js';
 import type { PolicyFileContent } from './policy-schema.js';
 import { policyFileSchema } from './policy-schema.js';
 import { makeRule } from './rule-text.js';
+import { ruleServerProblem } from './tool-names.js';
 import type { AskBehavior, PolicyFileLayer, SourceText } from './types.js';
 
 export function parsePolicyFile(source: SourceText): PolicyFileLayer {
@@ -38,7 +39,27 @@ export function parsePolicyFile(source: SourceText): PolicyFileLayer {
     );
     throw new PolicyError(issues.sort(byPosition));
   }
-  return normalize(result.data, source);
+  const layer = normalize(result.data, source);
+  layer.warnings.push(...unconfiguredServerWarnings(result.data, source, document));
+  return layer;
+}
+
+/** Rules naming an MCP server neither this file nor the other sources configure. */
+function unconfiguredServerWarnings(
+  content: PolicyFileContent,
+  source: SourceText,
+  document: ParsedDocument,
+): string[] {
+  if (source.mcpServers === undefined) return [];
+  const servers = new Set([...source.mcpServers, ...Object.keys(content.mcp?.servers ?? {})]);
+  return (['allow', 'deny', 'ask'] as const).flatMap((kind) =>
+    (content.permissions?.[kind] ?? []).flatMap((text, index) => {
+      const problem = ruleServerProblem(makeRule(text, source.path, ''), kind, servers);
+      if (problem === undefined) return [];
+      const path = ['permissions', kind, index];
+      return [formatIssue({ file: source.path, path, ...document.locate(path), message: problem })];
+    }),
+  );
 }
 
 function normalize(content: PolicyFileContent, source: SourceText): PolicyFileLayer {

@@ -11,12 +11,13 @@ import { mcpPolicySchema } from '../mcp/mcp-policy.js';
 import { PERMISSION_MODES } from '../permissions/types.js';
 import {
   EVENTS_WITHOUT_MATCHER,
-  KNOWN_TOOL_NAMES,
   matcherProblem,
   TOOL_ALIASES,
+  TOOL_MATCHER_EVENTS,
 } from './claude-code-names.js';
 import { closestMatch } from './did-you-mean.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
+import { matcherToolProblem, ruleToolProblem, TOOL_NAMES } from './tool-names.js';
 
 /** Issues that already say everything; the formatter adds no "got …". */
 export const COMPLETE = { complete: true } as const;
@@ -55,8 +56,8 @@ const onAskSchema = z
   )
   .superRefine((onAsk, context) => {
     for (const name of Object.keys(onAsk.tools ?? {})) {
-      if (KNOWN_TOOL_NAMES.includes(name) || name.startsWith('mcp__')) continue;
-      const suggestion = closestMatch(name, KNOWN_TOOL_NAMES);
+      if (TOOL_NAMES.includes(name) || name.startsWith('mcp__')) continue;
+      const suggestion = closestMatch(name, TOOL_NAMES);
       const wellFormed = /^[A-Za-z_][\w-]*$/.test(name);
       if (suggestion === undefined && wellFormed) continue;
       context.addIssue({
@@ -111,8 +112,13 @@ const handlerSchema = z.strictObject(
       .string({ error: 'expected a permission rule string such as "Bash(git push:*)"' })
       .superRefine((text, context) => {
         const problem = ruleProblem(text);
-        if (problem !== undefined)
+        if (problem !== undefined) {
           context.addIssue({ code: 'custom', message: problem, input: text });
+          return;
+        }
+        const dead = ruleToolProblem(makeRule(text, '', ''), 'if');
+        if (dead !== undefined)
+          context.addIssue({ code: 'custom', message: dead, input: text, params: COMPLETE });
       })
       .optional(),
   },
@@ -153,6 +159,18 @@ const hooksSchema = z
             path: [event, index, 'matcher'],
             params: COMPLETE,
             message: `${event} hooks have nothing to match; remove the matcher`,
+          });
+        }
+        const deadNames =
+          group.matcher !== undefined && TOOL_MATCHER_EVENTS.includes(event)
+            ? matcherToolProblem(group.matcher)
+            : undefined;
+        if (deadNames !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: [event, index, 'matcher'],
+            params: COMPLETE,
+            message: deadNames,
           });
         }
         if (event === 'PreToolUse') continue;

@@ -4,6 +4,7 @@
  */
 import { parseRule, ruleWarning, RuleSyntaxError } from '../permissions/rules.js';
 import type { PermissionRule } from '../permissions/types.js';
+import { ruleToolProblem } from './tool-names.js';
 
 /** What is wrong with a rule string, or undefined when `parseRule` accepts it. */
 export function ruleProblem(text: string): string | undefined {
@@ -21,13 +22,16 @@ export function ruleProblem(text: string): string | undefined {
 }
 
 /**
- * What is wrong with a rule that parses but cannot work as written (a path rule on Write, an allow
- * glob that names nothing, …), without the source prefix, or undefined when nothing is.
+ * What is wrong with a rule that parses but cannot work as written (a tool that does not exist,
+ * a path rule on Write, an allow glob that names nothing, …), without the source prefix, or
+ * undefined when nothing is.
  */
 export function ruleNotice(
   rule: PermissionRule,
   kind: 'allow' | 'deny' | 'ask',
 ): string | undefined {
+  const toolProblem = ruleToolProblem(rule, kind);
+  if (toolProblem !== undefined) return toolProblem;
   const warning = ruleWarning(rule, kind);
   const prefix = `${rule.source}: `;
   return warning?.startsWith(prefix) ? warning.slice(prefix.length) : warning;
@@ -35,4 +39,25 @@ export function ruleNotice(
 
 export function makeRule(text: string, source: string, anchorDir: string): PermissionRule {
   return { ...parseRule(text, source), anchorDir };
+}
+
+/**
+ * A rule given on the command line (`--allowedTools`, `--disallowedTools`): one that does not
+ * parse or cannot work as written is an error there, since a typo in a deny flag must not be
+ * silent. The message starts with the flag.
+ */
+export function flagRuleProblem(
+  text: string,
+  flag: string,
+  kind: 'allow' | 'deny',
+): string | undefined {
+  let rule: PermissionRule;
+  try {
+    rule = parseRule(text, flag);
+  } catch (error) {
+    if (error instanceof RuleSyntaxError) return error.message;
+    throw error;
+  }
+  const notice = ruleNotice(rule, kind);
+  return notice === undefined ? undefined : `${flag}: ${notice}`;
 }

@@ -14,6 +14,7 @@ import { resolveDirectory } from './layer.js';
 import { makeRule, ruleNotice, ruleProblem } from './rule-text.js';
 import { readSettingsEnv } from './settings-env.js';
 import { readSettingsHooks } from './settings-hooks.js';
+import { ruleServerProblem } from './tool-names.js';
 import type { PolicyLayer, SourceText } from './types.js';
 
 const TOP_KEYS = ['permissions', 'hooks', 'env'];
@@ -114,7 +115,9 @@ function readRules(
     if (problem === undefined) {
       const rule = makeRule(text as string, source.path, source.anchorDir);
       // Kept: the decision already treats such a rule as written (never allows, fails closed).
-      const notice = ruleNotice(rule, kind);
+      const notice =
+        ruleNotice(rule, kind) ??
+        (source.mcpServers && ruleServerProblem(rule, kind, source.mcpServers));
       if (notice !== undefined) findings.warn([...path, index], notice);
       rules.push(rule);
     } else if (kind === 'allow') {

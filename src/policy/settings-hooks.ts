@@ -12,11 +12,14 @@ import { HOOK_EVENTS } from '../hooks/config.js';
 import {
   EVENTS_WITHOUT_MATCHER,
   matcherProblem,
+  TOOL_MATCHER_EVENTS,
   UNSUPPORTED_HANDLER_KEYS,
   UNSUPPORTED_HOOK_EVENTS,
 } from './claude-code-names.js';
 import { didYouMean } from './did-you-mean.js';
 import { ruleProblem } from './rule-text.js';
+import { matcherToolProblem, ruleToolProblem } from './tool-names.js';
+import { parseRule } from '../permissions/rules.js';
 import type { Findings } from './findings.js';
 import { isPlainObject } from './findings.js';
 import type { PathSegment } from './policy-error.js';
@@ -82,6 +85,9 @@ function readGroup(
       findings.warn([...path, 'matcher'], `${event} hooks have nothing to match; matcher ignored`);
     } else {
       matcher = group.matcher as string;
+      // Kept as written, like a rule naming no tool: the warning says the hook never runs.
+      const dead = TOOL_MATCHER_EVENTS.includes(event) ? matcherToolProblem(matcher) : undefined;
+      if (dead !== undefined) findings.warn([...path, 'matcher'], dead);
     }
   }
   for (const key of Object.keys(group)) {
@@ -143,8 +149,12 @@ function readHandler(
       );
     } else if (key === 'if') {
       const problem = typeof value === 'string' ? ruleProblem(value) : 'expected a permission rule';
-      if (problem === undefined) result.if = value as string;
-      else {
+      if (problem === undefined) {
+        result.if = value as string;
+        // Kept as written, like any rule in a settings file: the warning says it never matches.
+        const dead = ruleToolProblem(parseRule(value as string, source), 'if');
+        if (dead !== undefined) findings.warn([...path, key], dead);
+      } else {
         // Running it for every call could block calls it was never meant for: skip it instead.
         findings.warn([...path, key], `${problem}; hook skipped`, true);
         return undefined;

@@ -23,6 +23,11 @@ export interface SourceText {
   anchorDir: string;
   /** `~/` in additional directories; absent: `~/` paths are kept as written. */
   home?: string;
+  /**
+   * MCP servers configured outside this source (`.mcp.json`, the policy's `mcp.servers`): a rule
+   * naming another server gets a warning. Absent: such rules are not checked.
+   */
+  mcpServers?: ReadonlySet<string>;
 }
 
 export type AskBehavior = 'allow' | 'deny';
