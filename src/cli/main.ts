@@ -90,6 +90,7 @@ export async function main(io: CliIo): Promise<number> {
       policyPath: settings.policy,
       settingsArgs: settings.settings,
       home: io.env.HOME,
+      mcpConfigGiven: settings.mcpConfig.length > 0,
     });
     for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
     const flagRules = (texts: readonly string[], source: string) =>
