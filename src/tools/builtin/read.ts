@@ -9,13 +9,14 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
-import type { ValidationResult } from '../tool.js';
+import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { imageTypeFromExtension, isBinaryExtension, sniffImageType } from './file/file-kinds.js';
 import type { ImageMediaType } from './file/file-kinds.js';
 import { describeError, isNotFound } from './file/fs-errors.js';
 import { fileNotFoundMessage } from './file/missing-file.js';
+import { readLineWindow } from './file/line-window.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
@@ -145,21 +146,9 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
       ? await readNotebookForModel(path, context.fileState)
       : undefined;
     if (notebook) return { data: notebook };
-    const textFile = await readTextFile(path);
-    const text = toLf(textFile.text);
-    const allLines = text === '' ? [] : text.split('\n');
     const startLine = Math.max(input.offset ?? 1, 1);
-    const lines = allLines.slice(
-      startLine - 1,
-      startLine - 1 + (input.limit ?? MAX_LINES_PER_READ),
-    );
-    if (allLines.length === 0) {
-      // An empty file has been seen whole; record it as line 1 so it counts as fully read.
-      context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, 1, 1);
-    } else if (lines.length > 0) {
-      const endLine = startLine + lines.length - 1;
-      context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, startLine, endLine);
-    }
+    const limit = input.limit ?? MAX_LINES_PER_READ;
+    const { lines, totalLines } = await readWindow(path, startLine, limit, context);
     const data: ReadOutput = {
       type: 'text',
       file: {
@@ -167,7 +156,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
         content: lines.join('\n'),
         numLines: lines.length,
         startLine,
-        totalLines: allLines.length,
+        totalLines,
       },
     };
     return { data };
@@ -188,6 +177,42 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     return { type: 'tool_result', tool_use_id: toolUseId, content: renderText(output.file) };
   },
 });
+
+/**
+ * The lines asked for, recorded in the file state. A file small enough to be read whole is loaded
+ * and recorded with its text; a larger one (only ever read with offset or limit, validateInput
+ * sees to that) is streamed, so that one line of a huge file costs one line of memory.
+ */
+async function readWindow(
+  path: string,
+  startLine: number,
+  limit: number,
+  context: ToolContext,
+): Promise<{ lines: string[]; totalLines: number }> {
+  const info = await stat(path);
+  const endOf = (lines: string[]) => startLine + lines.length - 1;
+  if (info.size > MAX_WHOLE_FILE_BYTES) {
+    const window = await readLineWindow(path, startLine, limit, context.signal);
+    const { lines, totalLines } = window;
+    const record = (first: number, last: number) =>
+      context.fileState.recordPartialRead(path, info.mtimeMs, first, last, totalLines);
+    // As below: an empty file counts as line 1 seen; a window past the end records nothing.
+    if (totalLines === 0) record(1, 1);
+    else if (lines.length > 0) record(startLine, endOf(lines));
+    return window;
+  }
+  const textFile = await readTextFile(path);
+  const text = toLf(textFile.text);
+  const allLines = text === '' ? [] : text.split('\n');
+  const lines = allLines.slice(startLine - 1, startLine - 1 + limit);
+  if (allLines.length === 0) {
+    // An empty file has been seen whole; record it as line 1 so it counts as fully read.
+    context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, 1, 1);
+  } else if (lines.length > 0) {
+    context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, startLine, endOf(lines));
+  }
+  return { lines, totalLines: allLines.length };
+}
 
 function renderText(file: Extract<ReadOutput, { type: 'text' }>['file']): string {
   if (file.totalLines === 0) {

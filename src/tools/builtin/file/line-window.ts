@@ -1,0 +1,105 @@
+/**
+ * A window of a text file's lines, read in chunks, for files too large to load whole: only the
+ * lines asked for are kept; past them the reader only counts line breaks, on the raw bytes for
+ * UTF-8 (a 0x0A byte is never part of a longer UTF-8 sequence). The lines are those of
+ * `toLf(decodeText(bytes).text).split('\n')` (text-file.ts): BOM left out, CRLF read as LF, a
+ * lone CR kept, a final line break followed by one empty line.
+ */
+import { open } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { detectEncoding } from './text-file.js';
+
+const CHUNK_BYTES = 256 * 1024;
+const LF = 0x0a;
+
+export interface LineWindow {
+  /** The lines from `firstLine` on, at most `limit` of them, without their line breaks. */
+  lines: string[];
+  totalLines: number;
+}
+
+/** Lines [firstLine, firstLine + limit) of the file, 1-based; checks `signal` between chunks. */
+export async function readLineWindow(
+  path: string,
+  firstLine: number,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<LineWindow> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const collector = new WindowCollector(firstLine - 1, firstLine - 1 + limit);
+    let decoder: StringDecoder | undefined;
+    let utf8 = true;
+    let position = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      let chunk = buffer.subarray(0, bytesRead);
+      if (decoder === undefined) {
+        const encoding = detectEncoding(chunk);
+        utf8 = encoding !== 'utf16le';
+        decoder = new StringDecoder(utf8 ? 'utf8' : 'utf16le');
+        chunk = chunk.subarray(encoding === 'utf8' ? 0 : encoding === 'utf8-bom' ? 3 : 2);
+      }
+      position += bytesRead;
+      if (collector.done && utf8) collector.countBytes(chunk);
+      else collector.add(decoder.write(chunk));
+    }
+    if (decoder !== undefined && !(collector.done && utf8)) collector.add(decoder.end());
+    return collector.finish();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Follows the line index through decoded text, keeping the lines in [from, to). */
+class WindowCollector {
+  private line = 0;
+  private pending = '';
+  private empty = true;
+  private readonly lines: string[] = [];
+
+  constructor(
+    private readonly from: number,
+    private readonly to: number,
+  ) {}
+
+  get done(): boolean {
+    return this.line >= this.to;
+  }
+
+  add(text: string) {
+    if (text !== '') this.empty = false;
+    let start = 0;
+    for (;;) {
+      const end = text.indexOf('\n', start);
+      const kept = this.line >= this.from && this.line < this.to;
+      if (kept) this.pending += text.slice(start, end === -1 ? undefined : end);
+      if (end === -1) return;
+      if (kept) this.lines.push(withoutCr(this.pending));
+      this.pending = '';
+      this.line++;
+      start = end + 1;
+    }
+  }
+
+  countBytes(bytes: Buffer) {
+    if (bytes.length > 0) this.empty = false;
+    for (let index = bytes.indexOf(LF); index !== -1; index = bytes.indexOf(LF, index + 1)) {
+      this.line++;
+    }
+  }
+
+  finish(): LineWindow {
+    if (this.empty) return { lines: [], totalLines: 0 };
+    // The text after the last line break is a line of its own, empty or not, and keeps its CR.
+    if (this.line >= this.from && this.line < this.to) this.lines.push(this.pending);
+    return { lines: this.lines, totalLines: this.line + 1 };
+  }
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}
