@@ -170,6 +170,8 @@ describe('builtinSearchEngine', () => {
       setTimeout(() => controller.abort(new Error('run cancelled')), 300);
       await expect(running).rejects.toThrow('run cancelled');
       expect(performance.now() - started).toBeLessThan(5_000);
+      await workspace.write('c.txt', 'x\n');
+      expect(await search(builtinSearchEngine(env), workspace, {})).toEqual({ files: ['c.txt'] });
     });
   });
 

@@ -3,7 +3,8 @@
  * model's regular expression never runs on the main thread: JavaScript's engine backtracks, and a
  * pattern like `(a|aa)+$` on a long line would otherwise hold the event loop (timers, the run's
  * time limit, SIGTERM) for minutes. A timeout, an abort or enough lines terminate the worker, even
- * in the middle of a match; what it had posted by then is kept.
+ * in the middle of a match; what it had posted by then is kept. A worker that finished its job
+ * waits, idle, for the next one.
  */
 import { Worker } from 'node:worker_threads';
 import type { JobMessage, SearchJob } from './search-job.js';
@@ -30,39 +31,76 @@ export async function searchInWorker(
     problems: { unreadable: 0, tooLarge: 0 },
   };
   if (files.length === 0 || stop.aborted) return result;
-  const source = await searchWorkerSource();
-  if (stop.aborted) return result;
+  const worker = await takeWorker();
+  if (stop.aborted) {
+    putBack(worker);
+    return result;
+  }
   const job: SearchJob = { files, query, progress: new SharedArrayBuffer(4) };
-  const worker = new Worker(source, { eval: true, workerData: job });
   return new Promise<WorkerSearchResult>((resolve, reject) => {
     let settled = false;
-    const settle = (outcome: { error: Error } | { stopped: boolean }) => {
+    const settle = (outcome: { error: Error } | { stopped: boolean } | 'done') => {
       if (settled) return;
       settled = true;
       stop.removeEventListener('abort', onStop);
-      void worker.terminate();
-      if ('error' in outcome) return reject(outcome.error);
-      if (outcome.stopped) {
+      worker.off('message', onMessage).off('error', onFailure).off('exit', onExit);
+      // A finished worker is idle and warm; one stopped in the middle of a job is ended.
+      if (outcome === 'done') putBack(worker);
+      else void worker.terminate();
+      if (outcome !== 'done' && 'error' in outcome) return reject(outcome.error);
+      if (outcome !== 'done' && outcome.stopped) {
         const index = Atomics.load(new Int32Array(job.progress), 0);
         result.stoppedIn = files[index];
       }
       resolve(result);
     };
     const onStop = () => settle({ stopped: true });
-    stop.addEventListener('abort', onStop, { once: true });
-    worker.on('message', (message: JobMessage) => {
-      if (settled) return;
-      if (message.kind === 'done') return settle({ stopped: false });
+    const onMessage = (message: JobMessage) => {
+      if (message.kind === 'done') return settle('done');
       if (message.kind === 'failed') {
         return settle({ error: new Error(`The built-in search failed: ${message.message}`) });
       }
       if (!record(result, message, run)) settle({ stopped: false });
-    });
-    worker.on('error', (error: Error) => settle({ error }));
-    worker.on('exit', (code) => {
+    };
+    const onFailure = (error: Error) => settle({ error });
+    const onExit = (code: number) => {
       settle({ error: new Error(`The built-in search's worker exited with code ${code}`) });
-    });
+    };
+    stop.addEventListener('abort', onStop, { once: true });
+    worker.on('message', onMessage).on('error', onFailure).on('exit', onExit);
+    worker.postMessage(job);
   });
+}
+
+// Idle workers, kept so that a search does not pay for a new thread and cold code each time.
+// Unreferenced while idle, so that they never keep the process alive.
+const MAX_IDLE = 2;
+const idle: Worker[] = [];
+
+async function takeWorker(): Promise<Worker> {
+  const worker = idle.pop() ?? (await startWorker());
+  worker.ref();
+  return worker;
+}
+
+async function startWorker(): Promise<Worker> {
+  const worker = new Worker(await searchWorkerSource(), { eval: true });
+  // A job's own listeners report errors while it runs; an idle worker that fails just leaves.
+  worker.on('error', () => undefined);
+  worker.on('exit', () => {
+    const index = idle.indexOf(worker);
+    if (index !== -1) idle.splice(index, 1);
+  });
+  return worker;
+}
+
+function putBack(worker: Worker) {
+  if (idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle.push(worker);
 }
 
 /** Adds one message's result; false when the caller has all the lines it will show. */
