@@ -289,6 +289,17 @@ describe('readTool', () => {
       expect(run.text).toBe('1\tfirst');
     });
 
+    it('cuts a huge line as it reads it and gives its full length', async () => {
+      const path = await workspace.write('one-line.txt', `${'é'.repeat(size)}\nnext\n`);
+      const run = await runTool(readTool, { file_path: path, limit: 2 }, context);
+      expect(run.text).toBe(
+        `1\t${'é'.repeat(2000)}… [line cut at 2000 of ${size} characters]\n2\tnext`,
+      );
+      expect(run.data).toMatchObject({
+        file: { numLines: 2, totalLines: 3, cutLines: [{ line: 1, length: size }] },
+      });
+    });
+
     it('streams one line of a 48 MB file within a few MiB of memory', async () => {
       const path = workspace.path('big.txt');
       const lineCount = writeLargeFile(path, 48 * 1024 * 1024);

@@ -57,11 +57,16 @@ export type ReadOutput =
       type: 'text';
       file: {
         filePath: string;
-        /** The lines shown, joined with LF, uncut. */
+        /**
+         * The lines shown, joined with LF, uncut; except in a file over MAX_WHOLE_FILE_BYTES,
+         * whose lines over MAX_LINE_LENGTH are cut there and listed in `cutLines`.
+         */
         content: string;
         numLines: number;
         startLine: number;
         totalLines: number;
+        /** The lines cut in `content` (1-based line numbers) with their full length. */
+        cutLines?: Array<{ line: number; length: number }>;
       };
     }
   | { type: 'image'; file: { base64: string; type: ImageMediaType; originalSize: number } }
@@ -148,7 +153,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     if (notebook) return { data: notebook };
     const startLine = Math.max(input.offset ?? 1, 1);
     const limit = input.limit ?? MAX_LINES_PER_READ;
-    const { lines, totalLines } = await readWindow(path, startLine, limit, context);
+    const { lines, totalLines, cutLines } = await readWindow(path, startLine, limit, context);
     const data: ReadOutput = {
       type: 'text',
       file: {
@@ -157,6 +162,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
         numLines: lines.length,
         startLine,
         totalLines,
+        ...(cutLines.length > 0 && { cutLines }),
       },
     };
     return { data };
@@ -188,18 +194,25 @@ async function readWindow(
   startLine: number,
   limit: number,
   context: ToolContext,
-): Promise<{ lines: string[]; totalLines: number }> {
+): Promise<{
+  lines: string[];
+  totalLines: number;
+  cutLines: Array<{ line: number; length: number }>;
+}> {
   const info = await stat(path);
   const endOf = (lines: string[]) => startLine + lines.length - 1;
   if (info.size > MAX_WHOLE_FILE_BYTES) {
-    const window = await readLineWindow(path, startLine, limit, context.signal);
-    const { lines, totalLines } = window;
+    const { lines, totalLines, cut } = await readLineWindow(path, startLine, limit, {
+      maxLineLength: MAX_LINE_LENGTH,
+      signal: context.signal,
+    });
     const record = (first: number, last: number) =>
       context.fileState.recordPartialRead(path, info.mtimeMs, first, last, totalLines);
     // As below: an empty file counts as line 1 seen; a window past the end records nothing.
     if (totalLines === 0) record(1, 1);
     else if (lines.length > 0) record(startLine, endOf(lines));
-    return window;
+    const cutLines = cut.map(({ index, length }) => ({ line: startLine + index, length }));
+    return { lines, totalLines, cutLines };
   }
   const textFile = await readTextFile(path);
   const text = toLf(textFile.text);
@@ -211,7 +224,7 @@ async function readWindow(
   } else if (lines.length > 0) {
     context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, startLine, endOf(lines));
   }
-  return { lines, totalLines: allLines.length };
+  return { lines, totalLines: allLines.length, cutLines: [] };
 }
 
 function renderText(file: Extract<ReadOutput, { type: 'text' }>['file']): string {
@@ -221,7 +234,13 @@ function renderText(file: Extract<ReadOutput, { type: 'text' }>['file']): string
   if (file.numLines === 0) {
     return `<system-reminder>Warning: the file exists but is shorter than the provided offset (${file.startLine}). The file has ${file.totalLines} lines.</system-reminder>`;
   }
-  const numbered = formatNumberedLines(file.content.split('\n'), file.startLine, MAX_LINE_LENGTH);
+  const fullLengths = new Map(file.cutLines?.map(({ line, length }) => [line, length]));
+  const numbered = formatNumberedLines(
+    file.content.split('\n'),
+    file.startLine,
+    MAX_LINE_LENGTH,
+    fullLengths,
+  );
   const endLine = file.startLine + file.numLines - 1;
   // Only a window cut by the default size gets the note: a model that chose its limit knows it
   // asked for part of the file, and the note would be noise in its view.

@@ -54,19 +54,36 @@ describe('readLineWindow', () => {
       'gives the lines from %i (%i of them) that the whole text holds',
       async (first, limit) => {
         const path = await workspace.write('file.txt', bytes);
-        const window = await readLineWindow(path, first, limit);
+        const window = await readLineWindow(path, first, limit, { maxLineLength: 4 * CHUNK });
         expect(window).toEqual({
           lines: all.slice(first - 1, first - 1 + limit),
+          cut: [],
           totalLines: all.length,
         });
       },
     );
   });
 
+  it('keeps a line longer than the limit cut, with its full length', async () => {
+    const huge = 'h'.repeat(3 * CHUNK + 5);
+    const text = `${'a'.repeat(10)}\r\n${'b'.repeat(11)}\r\n${huge}\r\nshort\n${'c'.repeat(10)}\r`;
+    const path = await workspace.write('file.txt', text);
+    expect(await readLineWindow(path, 1, 10, { maxLineLength: 10 })).toEqual({
+      lines: ['a'.repeat(10), 'b'.repeat(10), 'h'.repeat(10), 'short', 'c'.repeat(10)],
+      cut: [
+        { index: 1, length: 11 },
+        { index: 2, length: huge.length },
+        { index: 4, length: 11 },
+      ],
+      totalLines: 5,
+    });
+  });
+
   it('rejects with the abort reason when the call is stopped', async () => {
     const path = await workspace.write('file.txt', 'x\n'.repeat(CHUNK));
     const controller = new AbortController();
     controller.abort(new Error('run cancelled'));
-    await expect(readLineWindow(path, 1, 1, controller.signal)).rejects.toThrow('run cancelled');
+    const reading = readLineWindow(path, 1, 1, { maxLineLength: 10, signal: controller.signal });
+    await expect(reading).rejects.toThrow('run cancelled');
   });
 });
