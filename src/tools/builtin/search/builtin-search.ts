@@ -3,11 +3,12 @@
  * with ripgrep's semantics (see walk.ts and file-search.ts).
  *
  * 1. Compile the pattern and the type filter; a bad one is an error result.
- * 2. List the files: the target itself, or a walk under it with ignore files, globs and type,
- *    leaving out (and counting) files Read deny rules hide.
- * 3. Read and match the files in walk order, in a worker thread (worker-search.ts) that a timeout
- *    or an abort terminates even inside a match, so that content output is ordered like
+ * 2. List the files: the target itself, or a walk under it with ignore files, globs and type;
+ *    then leave out (and count) files Read deny rules hide.
+ * 3. Read and match the files in walk order, so that content output is ordered like
  *    `rg --sort path` and can stop as soon as the caller has enough lines.
+ * Steps 2 and 3 run in a worker thread (worker-search.ts) that a timeout or an abort terminates
+ * even inside a match: globs and patterns run on JavaScript's backtracking engine.
  *
  * Binary files (read-searchable.ts): a file with a NUL byte in its first 64 KiB is skipped; a NUL
  * further on ends the searched text at that line. A file named as the target is searched whole,
@@ -19,12 +20,9 @@
 import { join } from 'node:path';
 import { compileFileType, unknownTypeMessage } from './file-types.js';
 import { compileMatcher } from './file-search.js';
-import { compileOverrides } from './glob-patterns.js';
-import { loadLayerChain } from './ignore-layers.js';
 import { MAX_FILE_BYTES } from './read-searchable.js';
-import { walkFiles } from './walk.js';
 import type { SearchEngine } from './types.js';
-import { searchInWorker } from './worker-search.js';
+import { searchInWorker, walkInWorker } from './worker-search.js';
 
 export function builtinSearchEngine(env: Readonly<Record<string, string>>): SearchEngine {
   return async (query, run) => {
@@ -42,24 +40,29 @@ export function builtinSearchEngine(env: Readonly<Record<string, string>>): Sear
     let files = [query.target];
     let unreadable = 0;
     let hidden = 0;
+    let walking = false;
     if (!query.targetIsFile) {
-      const rootLayer = await loadLayerChain(query.target, globalExcludesFile(env));
-      const walk = await walkFiles({
-        root: query.target,
-        rootLayer,
-        overrides: compileOverrides(query.globs),
-        fileType,
-        signal: stop,
-        ...(run.isReadDenied && { exclude: run.isReadDenied }),
-      });
-      files = walk.files;
-      unreadable = walk.unreadable;
-      hidden = walk.excluded ?? 0;
+      const walked = await walkInWorker(
+        {
+          kind: 'walk',
+          root: query.target,
+          globs: query.globs,
+          type: query.type,
+          excludesFile: globalExcludesFile(env),
+        },
+        stop,
+      );
+      walking = walked === undefined;
+      const isReadDenied = run.isReadDenied ?? (() => false);
+      files = (walked?.files ?? []).filter((path) => !isReadDenied(path));
+      unreadable = walked?.unreadable ?? 0;
+      hidden = (walked?.files.length ?? 0) - files.length;
     }
     const { paths, counts, problems, stoppedIn } = await searchInWorker(files, query, run, stop);
     run.signal.throwIfAborted();
     problems.unreadable += unreadable;
-    const warning = describeProblems(problems, timeout.aborted && { stoppedIn }, run.timeoutMs);
+    const stoppedAt = walking ? 'walking' : stoppedIn;
+    const warning = describeProblems(problems, timeout.aborted && { stoppedAt }, run.timeoutMs);
     return { ok: true, paths, counts, ...(warning && { warning }), ...(hidden > 0 && { hidden }) };
   };
 }
@@ -72,13 +75,13 @@ function globalExcludesFile(env: Readonly<Record<string, string>>): string | und
 
 function describeProblems(
   problems: { unreadable: number; tooLarge: number },
-  timedOut: false | { stoppedIn: string | undefined },
+  timedOut: false | { stoppedAt: string | undefined },
   timeoutMs: number,
 ): string | undefined {
   const notes: string[] = [];
   if (timedOut) {
     notes.push(`The search was stopped after ${timeoutMs / 1000} s; results are incomplete.`);
-    if (timedOut.stoppedIn !== undefined) notes.push(backtrackingNote(timedOut.stoppedIn));
+    if (timedOut.stoppedAt !== undefined) notes.push(backtrackingNote(timedOut.stoppedAt));
   }
   if (problems.unreadable > 0) notes.push(`${problems.unreadable} paths could not be read.`);
   if (problems.tooLarge > 0) {
@@ -89,9 +92,12 @@ function describeProblems(
   return notes.length > 0 ? notes.join(' ') : undefined;
 }
 
-/** Without ripgrep, patterns run on JavaScript's backtracking engine, which ripgrep's is not. */
-function backtrackingNote(path: string): string {
-  return `It was still matching ${path}: without ripgrep the pattern runs on a backtracking engine, where nested or overlapping repetition such as (a|aa)+ can take exponential time on a long line. Simplify the pattern or narrow the search.`;
+/** Without ripgrep, patterns and globs run on JavaScript's backtracking engine; ripgrep's is not. */
+function backtrackingNote(where: string): string {
+  if (where === 'walking') {
+    return 'It was still listing files: the tree is large, or a glob (the glob argument or an ignore file) has so many stars, like *a*a*a*a*a*a*b, that the backtracking engine used without ripgrep takes exponential time on long names. Narrow the search or simplify the glob.';
+  }
+  return `It was still matching ${where}: without ripgrep the pattern runs on a backtracking engine, where nested or overlapping repetition such as (a|aa)+ can take exponential time on a long line. Simplify the pattern or narrow the search.`;
 }
 
 /** Shaped like ripgrep's message: the pattern, then the reason. */

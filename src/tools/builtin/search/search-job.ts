@@ -1,22 +1,42 @@
 /**
- * The built-in search's matching step, the part that runs the model's regular expression: read
- * each listed file, match it, print what ripgrep would print. It runs in a worker thread
- * (search-worker.ts), which posts a message per result so that the main thread keeps whatever was
- * found when it stops the worker (timeout, abort, or enough lines), and stores the index of the
- * file being searched in `progress`, so that a stopped search can say where it was.
+ * The built-in search's two steps that run what the model and the repository wrote, in a worker
+ * thread (search-worker.ts):
+ * - walk: list the files under the target, with ignore files, the `glob` argument and the type
+ *   filter (globs are regular expressions too, and some backtrack, e.g. `*a*a*a*a*a*a*b`);
+ * - match: read each listed file, match the model's regular expression, print what ripgrep would
+ *   print, posting a message per result so that the main thread keeps whatever was found when it
+ *   stops the worker (timeout, abort, or enough lines); the index of the file being searched is
+ *   kept in `progress`, so that a stopped search can say where it was.
  */
+import { compileFileType } from './file-types.js';
 import { compileMatcher, countMatches, printGroups, searchText } from './file-search.js';
+import { compileOverrides } from './glob-patterns.js';
+import { loadLayerChain } from './ignore-layers.js';
 import { readSearchable } from './read-searchable.js';
 import type { SearchQuery } from './types.js';
+import { walkFiles } from './walk.js';
 
-export interface SearchJob {
+export interface WalkJob {
+  kind: 'walk';
+  root: string;
+  globs: readonly string[];
+  type: string | undefined;
+  /** The global git excludes file, if there is one to read. */
+  excludesFile: string | undefined;
+}
+
+export interface MatchJob {
+  kind: 'match';
   files: readonly string[];
   query: SearchQuery;
   /** One Int32 slot: the index in `files` of the file being searched. */
   progress: SharedArrayBuffer;
 }
 
+export type SearchJob = WalkJob | MatchJob;
+
 export type JobMessage =
+  | { kind: 'walked'; files: string[]; unreadable: number }
   | { kind: 'match'; path: string }
   | { kind: 'count'; path: string; count: number }
   | { kind: 'lines'; lines: string[] }
@@ -24,7 +44,21 @@ export type JobMessage =
   | { kind: 'done' }
   | { kind: 'failed'; message: string };
 
-export function runSearchJob(job: SearchJob, post: (message: JobMessage) => void): void {
+export async function runWalkJob(job: WalkJob, post: (message: JobMessage) => void) {
+  const walk = await walkFiles({
+    root: job.root,
+    rootLayer: await loadLayerChain(job.root, job.excludesFile),
+    overrides: compileOverrides(job.globs),
+    // The main thread checked the type name already.
+    fileType: job.type === undefined ? undefined : compileFileType(job.type),
+    // The main thread stops a walk by terminating the worker.
+    signal: new AbortController().signal,
+  });
+  post({ kind: 'walked', files: walk.files, unreadable: walk.unreadable });
+  post({ kind: 'done' });
+}
+
+export function runMatchJob(job: MatchJob, post: (message: JobMessage) => void): void {
   const { query } = job;
   // The main thread compiled the same pattern already, so this does not throw.
   const matcher = compileMatcher(query);

@@ -1,13 +1,13 @@
 /**
- * Runs the built-in search's matching step (search-job.ts) in a worker thread, so that the
- * model's regular expression never runs on the main thread: JavaScript's engine backtracks, and a
- * pattern like `(a|aa)+$` on a long line would otherwise hold the event loop (timers, the run's
- * time limit, SIGTERM) for minutes. A timeout, an abort or enough lines terminate the worker, even
- * in the middle of a match; what it had posted by then is kept. A worker that finished its job
- * waits, idle, for the next one.
+ * Runs the built-in search's walk and match steps (search-job.ts) in a worker thread, so that
+ * neither the model's regular expression nor a glob ever runs on the main thread: JavaScript's
+ * engine backtracks, and a pattern like `(a|aa)+$` on a long line would otherwise hold the event
+ * loop (timers, the run's time limit, SIGTERM) for minutes. A timeout, an abort or enough lines
+ * terminate the worker, even in the middle of a match; what it had posted by then is kept. A
+ * worker that finished its job waits, idle, for the next one.
  */
 import { Worker } from 'node:worker_threads';
-import type { JobMessage, SearchJob } from './search-job.js';
+import type { JobMessage, SearchJob, WalkJob } from './search-job.js';
 import type { FileCount, SearchQuery, SearchRun } from './types.js';
 import { searchWorkerSource } from './worker-source.js';
 
@@ -17,6 +17,21 @@ export interface WorkerSearchResult {
   problems: { unreadable: number; tooLarge: number };
   /** The file being matched when `stop` ended the search; absent when it ended otherwise. */
   stoppedIn?: string;
+}
+
+type ResultMessage = Exclude<JobMessage, { kind: 'done' | 'failed' }>;
+
+/** The files a walk lists, or undefined when `stop` ended it first. */
+export async function walkInWorker(
+  job: WalkJob,
+  stop: AbortSignal,
+): Promise<{ files: string[]; unreadable: number } | undefined> {
+  let walked: { files: string[]; unreadable: number } | undefined;
+  const end = await runJob(job, stop, (message) => {
+    if (message.kind === 'walked') walked = message;
+    return true;
+  });
+  return end === 'stopped' ? undefined : walked;
 }
 
 export async function searchInWorker(
@@ -30,16 +45,33 @@ export async function searchInWorker(
     counts: [],
     problems: { unreadable: 0, tooLarge: 0 },
   };
-  if (files.length === 0 || stop.aborted) return result;
+  if (files.length === 0) return result;
+  const progress = new SharedArrayBuffer(4);
+  const end = await runJob({ kind: 'match', files, query, progress }, stop, (message) =>
+    record(result, message, run),
+  );
+  if (end === 'stopped') result.stoppedIn = files[Atomics.load(new Int32Array(progress), 0)];
+  return result;
+}
+
+/**
+ * Runs one job on a pooled worker, handing each result message to `onResult` until it returns
+ * false ('enough'), the job ends ('done') or `stop` fires ('stopped'). Rejects when the job fails.
+ */
+async function runJob(
+  job: SearchJob,
+  stop: AbortSignal,
+  onResult: (message: ResultMessage) => boolean,
+): Promise<'done' | 'enough' | 'stopped'> {
+  if (stop.aborted) return 'stopped';
   const worker = await takeWorker();
   if (stop.aborted) {
     putBack(worker);
-    return result;
+    return 'stopped';
   }
-  const job: SearchJob = { files, query, progress: new SharedArrayBuffer(4) };
-  return new Promise<WorkerSearchResult>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let settled = false;
-    const settle = (outcome: { error: Error } | { stopped: boolean } | 'done') => {
+    const settle = (outcome: 'done' | 'enough' | 'stopped' | Error) => {
       if (settled) return;
       settled = true;
       stop.removeEventListener('abort', onStop);
@@ -47,24 +79,19 @@ export async function searchInWorker(
       // A finished worker is idle and warm; one stopped in the middle of a job is ended.
       if (outcome === 'done') putBack(worker);
       else void worker.terminate();
-      if (outcome !== 'done' && 'error' in outcome) return reject(outcome.error);
-      if (outcome !== 'done' && outcome.stopped) {
-        const index = Atomics.load(new Int32Array(job.progress), 0);
-        result.stoppedIn = files[index];
-      }
-      resolve(result);
+      if (outcome instanceof Error) reject(outcome);
+      else resolve(outcome);
     };
-    const onStop = () => settle({ stopped: true });
+    const onStop = () => settle('stopped');
     const onMessage = (message: JobMessage) => {
-      if (message.kind === 'done') return settle('done');
-      if (message.kind === 'failed') {
-        return settle({ error: new Error(`The built-in search failed: ${message.message}`) });
-      }
-      if (!record(result, message, run)) settle({ stopped: false });
+      if (message.kind === 'done') settle('done');
+      else if (message.kind === 'failed') {
+        settle(new Error(`The built-in search failed: ${message.message}`));
+      } else if (!onResult(message)) settle('enough');
     };
-    const onFailure = (error: Error) => settle({ error });
+    const onFailure = (error: Error) => settle(error);
     const onExit = (code: number) => {
-      settle({ error: new Error(`The built-in search's worker exited with code ${code}`) });
+      settle(new Error(`The built-in search's worker exited with code ${code}`));
     };
     stop.addEventListener('abort', onStop, { once: true });
     worker.on('message', onMessage).on('error', onFailure).on('exit', onExit);
@@ -106,10 +133,12 @@ function putBack(worker: Worker) {
 /** Adds one message's result; false when the caller has all the lines it will show. */
 function record(
   result: WorkerSearchResult,
-  message: Exclude<JobMessage, { kind: 'done' | 'failed' }>,
+  message: ResultMessage,
   run: Pick<SearchRun, 'onLine'>,
 ): boolean {
   switch (message.kind) {
+    case 'walked':
+      return true;
     case 'match':
       result.paths.push(message.path);
       return true;
