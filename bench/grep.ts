@@ -81,7 +81,7 @@ async function timeInterleaved(actions: ReadonlyArray<() => Promise<unknown>>): 
   return samples.map((values) => median(values));
 }
 
-function runRipgrepDirectly(binary: string, args: string[], cwd: string): Promise<void> {
+export function runRipgrepDirectly(binary: string, args: string[], cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.resume();

@@ -8,8 +8,10 @@ import { runContextBench } from './context.js';
 import { runDecisionBench } from './decision.js';
 import { runDispatchBench } from './dispatch.js';
 import { runGrepBench } from './grep.js';
+import { runGrepBacktrackingBench } from './grep-backtracking.js';
 import { runHooksBench } from './hooks.js';
 import { runMcpBench } from './mcp.js';
+import { runReadLargeBench } from './read-large.js';
 import { runStreamingBench } from './streaming.js';
 
 const only = process.argv.slice(2);
@@ -19,6 +21,8 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['cli-session', runCliSessionBench],
   ['decision', runDecisionBench],
   ['grep', runGrepBench],
+  ['grep-backtracking', runGrepBacktrackingBench],
+  ['read-large', runReadLargeBench],
   ['hooks', runHooksBench],
   ['action-startup', runActionStartupBench],
   ['mcp', runMcpBench],

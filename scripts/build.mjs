@@ -14,6 +14,18 @@ import { build } from 'esbuild';
 const OUT = process.env.CI_AGENT_DIST ?? 'dist';
 
 rmSync(OUT, { recursive: true, force: true });
+// The built-in search's worker thread runs from a string (worker-source.ts): no file to find.
+const searchWorker = await build({
+  entryPoints: ['src/tools/builtin/search/search-worker.ts'],
+  bundle: true,
+  write: false,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+});
 const result = await build({
   entryPoints: ['src/index.ts', 'src/cli/index.ts', 'src/demo/index.ts'],
   outbase: 'src',
@@ -29,6 +41,9 @@ const result = await build({
   legalComments: 'none',
   metafile: true,
   logLevel: 'warning',
+  define: { __CI_AGENT_SEARCH_WORKER__: JSON.stringify(searchWorker.outputFiles[0].text) },
+  // Only worker-source.ts imports it, in a branch the define above removes.
+  external: ['esbuild'],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none.
   banner: {
     js: "import { createRequire as __ciAgentCreateRequire } from 'node:module'; const require = __ciAgentCreateRequire(import.meta.url);",

@@ -43,6 +43,20 @@ describe('FileStateCache', () => {
     expect(cache.freshness('/f', 2, 'y')).toBe('stale');
   });
 
+  it('tells the versions of a file read in part only by mtime, and any moved mtime is stale', () => {
+    const cache = new FileStateCache();
+    cache.recordPartialRead('/big', 1, 1, 10, 30);
+    cache.recordPartialRead('/big', 1, 11, 30, 30);
+    expect(cache.get('/big')).toMatchObject({ content: undefined, ranges: [[1, 30]] });
+    expect(cache.isFullyRead('/big')).toBe(true);
+    expect(cache.freshness('/big', 1, 'anything')).toBe('fresh');
+    expect(cache.freshness('/big', 2, '')).toBe('stale');
+    cache.recordPartialRead('/big', 2, 5, 6, 30);
+    expect(cache.get('/big')?.ranges).toEqual([[5, 6]]);
+    cache.recordRead('/big', '', 2, 1, 1);
+    expect(cache.get('/big')?.ranges).toEqual([[1, 1]]);
+  });
+
   it('takes a file a hook rewrote as known, and only files it already knew', async () => {
     const workspace = makeWorkspace();
     try {

@@ -10,8 +10,12 @@
 import { readFile, stat } from 'node:fs/promises';
 
 export interface FileReadRecord {
-  /** File text as last seen (CRLF kept); compared when the mtime moved. */
-  content: string;
+  /**
+   * File text as last seen (CRLF kept); compared when the mtime moved. Undefined for a file read
+   * in part without loading it (Read of a large file): then only the mtime tells its versions
+   * apart, and a moved mtime is stale.
+   */
+  content: string | undefined;
   mtimeMs: number;
   /** 1-based inclusive line ranges the model has seen, merged and sorted. */
   ranges: Array<[number, number]>;
@@ -35,6 +39,26 @@ export class FileStateCache {
     const ranges = sameVersion ? [...previous.ranges] : [];
     if (endLine >= startLine) ranges.push([startLine, endLine]);
     this.records.set(path, { content, mtimeMs, ranges: mergeRanges(ranges), totalLines });
+  }
+
+  /** Records that the model saw lines [startLine, endLine] of a file too large to keep in memory. */
+  recordPartialRead(
+    path: string,
+    mtimeMs: number,
+    startLine: number,
+    endLine: number,
+    totalLines: number,
+  ) {
+    const previous = this.records.get(path);
+    const sameVersion = previous?.content === undefined && previous?.mtimeMs === mtimeMs;
+    const ranges = sameVersion ? [...previous.ranges] : [];
+    if (endLine >= startLine) ranges.push([startLine, endLine]);
+    this.records.set(path, {
+      content: undefined,
+      mtimeMs,
+      ranges: mergeRanges(ranges),
+      totalLines,
+    });
   }
 
   /** Records content the system itself wrote: the model knows all of it. */

@@ -1,10 +1,16 @@
+import { execFile } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { symlink, utimes } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeContext, makeWorkspace, runTool } from '../../helpers/tool-harness.js';
 import type { Workspace } from '../../helpers/tool-harness.js';
 import { readTool } from '../../../src/tools/builtin/read.js';
 import type { ReadOutput } from '../../../src/tools/builtin/read.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
+
+const execFileAsync = promisify(execFile);
 
 // A valid 1×1 PNG.
 const PNG_BYTES = Buffer.from(
@@ -14,6 +20,41 @@ const PNG_BYTES = Buffer.from(
 
 function numberedFile(lines: number): string {
   return Array.from({ length: lines }, (_, index) => `line ${index + 1}\n`).join('');
+}
+
+const largeFileLine = (index: number) => `line ${index} of a large generated file`;
+
+/** Writes about `bytes` bytes of numbered lines; returns Read's line count (the empty last one). */
+function writeLargeFile(path: string, bytes: number): number {
+  const perBlock = 10_000;
+  const descriptor = openSync(path, 'w');
+  let lines = 0;
+  for (let written = 0; written < bytes;) {
+    const block = Array.from(
+      { length: perBlock },
+      (_, index) => `${largeFileLine(lines + index)}\n`,
+    );
+    written += writeSync(descriptor, block.join(''));
+    lines += perBlock;
+  }
+  closeSync(descriptor);
+  return lines + 1;
+}
+
+/** Peak memory is per process: one Read in a fresh child (bench/read-peak-child.ts). */
+async function readInChildProcess(path: string, offset: number, limit: number) {
+  const child = fileURLToPath(new URL('../../../bench/read-peak-child.ts', import.meta.url));
+  const src = fileURLToPath(new URL('../../../src', import.meta.url));
+  const { stdout } = await execFileAsync(process.execPath, [
+    '--import',
+    'tsx',
+    child,
+    src,
+    path,
+    `${offset}`,
+    `${limit}`,
+  ]);
+  return JSON.parse(stdout) as { baselineRss: number; peakRss: number; text: string };
 }
 
 describe('readTool', () => {
@@ -246,6 +287,33 @@ describe('readTool', () => {
       const path = await workspace.write('huge.txt', `first\n${'a'.repeat(size)}`);
       const run = await runTool(readTool, { file_path: path, limit: 1 }, context);
       expect(run.text).toBe('1\tfirst');
+    });
+
+    it('cuts a huge line as it reads it and gives its full length', async () => {
+      const path = await workspace.write('one-line.txt', `${'é'.repeat(size)}\nnext\n`);
+      const run = await runTool(readTool, { file_path: path, limit: 2 }, context);
+      expect(run.text).toBe(
+        `1\t${'é'.repeat(2000)}… [line cut at 2000 of ${size} characters]\n2\tnext`,
+      );
+      expect(run.data).toMatchObject({
+        file: { numLines: 2, totalLines: 3, cutLines: [{ line: 1, length: size }] },
+      });
+    });
+
+    it('streams one line of a 48 MB file within a few MiB of memory', async () => {
+      const path = workspace.path('big.txt');
+      const lineCount = writeLargeFile(path, 48 * 1024 * 1024);
+      const { baselineRss, peakRss, text } = await readInChildProcess(path, 3, 1);
+      expect(text).toBe(`3\t${largeFileLine(2)}`);
+      // Loading the file whole costs about three times its size (bytes, string, lines).
+      expect(peakRss - baselineRss).toBeLessThan(32 * 1024 * 1024);
+      const tail = await runTool(readTool, { file_path: path, offset: lineCount }, context);
+      expect(tail.text).toBe(`${lineCount}\t`);
+      expect(context.fileState.get(path)).toMatchObject({
+        content: undefined,
+        ranges: [[lineCount, lineCount]],
+        totalLines: lineCount,
+      });
     });
   });
 

@@ -9,13 +9,14 @@ import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
-import type { ValidationResult } from '../tool.js';
+import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath } from '../paths.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { imageTypeFromExtension, isBinaryExtension, sniffImageType } from './file/file-kinds.js';
 import type { ImageMediaType } from './file/file-kinds.js';
 import { describeError, isNotFound } from './file/fs-errors.js';
 import { fileNotFoundMessage } from './file/missing-file.js';
+import { readLineWindow } from './file/line-window.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
@@ -56,11 +57,16 @@ export type ReadOutput =
       type: 'text';
       file: {
         filePath: string;
-        /** The lines shown, joined with LF, uncut. */
+        /**
+         * The lines shown, joined with LF, uncut; except in a file over MAX_WHOLE_FILE_BYTES,
+         * whose lines over MAX_LINE_LENGTH are cut there and listed in `cutLines`.
+         */
         content: string;
         numLines: number;
         startLine: number;
         totalLines: number;
+        /** The lines cut in `content` (1-based line numbers) with their full length. */
+        cutLines?: Array<{ line: number; length: number }>;
       };
     }
   | { type: 'image'; file: { base64: string; type: ImageMediaType; originalSize: number } }
@@ -145,21 +151,9 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
       ? await readNotebookForModel(path, context.fileState)
       : undefined;
     if (notebook) return { data: notebook };
-    const textFile = await readTextFile(path);
-    const text = toLf(textFile.text);
-    const allLines = text === '' ? [] : text.split('\n');
     const startLine = Math.max(input.offset ?? 1, 1);
-    const lines = allLines.slice(
-      startLine - 1,
-      startLine - 1 + (input.limit ?? MAX_LINES_PER_READ),
-    );
-    if (allLines.length === 0) {
-      // An empty file has been seen whole; record it as line 1 so it counts as fully read.
-      context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, 1, 1);
-    } else if (lines.length > 0) {
-      const endLine = startLine + lines.length - 1;
-      context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, startLine, endLine);
-    }
+    const limit = input.limit ?? MAX_LINES_PER_READ;
+    const { lines, totalLines, cutLines } = await readWindow(path, startLine, limit, context);
     const data: ReadOutput = {
       type: 'text',
       file: {
@@ -167,7 +161,8 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
         content: lines.join('\n'),
         numLines: lines.length,
         startLine,
-        totalLines: allLines.length,
+        totalLines,
+        ...(cutLines.length > 0 && { cutLines }),
       },
     };
     return { data };
@@ -189,6 +184,49 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
   },
 });
 
+/**
+ * The lines asked for, recorded in the file state. A file small enough to be read whole is loaded
+ * and recorded with its text; a larger one (only ever read with offset or limit, validateInput
+ * sees to that) is streamed, so that one line of a huge file costs one line of memory.
+ */
+async function readWindow(
+  path: string,
+  startLine: number,
+  limit: number,
+  context: ToolContext,
+): Promise<{
+  lines: string[];
+  totalLines: number;
+  cutLines: Array<{ line: number; length: number }>;
+}> {
+  const info = await stat(path);
+  const endOf = (lines: string[]) => startLine + lines.length - 1;
+  if (info.size > MAX_WHOLE_FILE_BYTES) {
+    const { lines, totalLines, cut } = await readLineWindow(path, startLine, limit, {
+      maxLineLength: MAX_LINE_LENGTH,
+      signal: context.signal,
+    });
+    const record = (first: number, last: number) =>
+      context.fileState.recordPartialRead(path, info.mtimeMs, first, last, totalLines);
+    // As below: an empty file counts as line 1 seen; a window past the end records nothing.
+    if (totalLines === 0) record(1, 1);
+    else if (lines.length > 0) record(startLine, endOf(lines));
+    const cutLines = cut.map(({ index, length }) => ({ line: startLine + index, length }));
+    return { lines, totalLines, cutLines };
+  }
+  const textFile = await readTextFile(path);
+  const text = toLf(textFile.text);
+  const allLines = text === '' ? [] : text.split('\n');
+  const lines = allLines.slice(startLine - 1, startLine - 1 + limit);
+  if (allLines.length === 0) {
+    // An empty file has been seen whole; record it as line 1 so it counts as fully read.
+    context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, 1, 1);
+  } else if (lines.length > 0) {
+    context.fileState.recordRead(path, textFile.raw, textFile.mtimeMs, startLine, endOf(lines));
+  }
+  return { lines, totalLines: allLines.length, cutLines: [] };
+}
+
 function renderText(file: Extract<ReadOutput, { type: 'text' }>['file']): string {
   if (file.totalLines === 0) {
     return '<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>';
@@ -196,7 +234,13 @@ function renderText(file: Extract<ReadOutput, { type: 'text' }>['file']): string
   if (file.numLines === 0) {
     return `<system-reminder>Warning: the file exists but is shorter than the provided offset (${file.startLine}). The file has ${file.totalLines} lines.</system-reminder>`;
   }
-  const numbered = formatNumberedLines(file.content.split('\n'), file.startLine, MAX_LINE_LENGTH);
+  const fullLengths = new Map(file.cutLines?.map(({ line, length }) => [line, length]));
+  const numbered = formatNumberedLines(
+    file.content.split('\n'),
+    file.startLine,
+    MAX_LINE_LENGTH,
+    fullLengths,
+  );
   const endLine = file.startLine + file.numLines - 1;
   // Only a window cut by the default size gets the note: a model that chose its limit knows it
   // asked for part of the file, and the note would be noise in its view.

@@ -130,8 +130,64 @@ describe('builtinSearchEngine', () => {
         onLine: () => true,
       });
       expect(outcome.ok && outcome.warning).toBe(
-        'The search was stopped after 0 s; results are incomplete.',
+        'The search was stopped after 0 s; results are incomplete. It was still listing files: the tree is large, or a glob (the glob argument or an ignore file) has so many stars, like *a*a*a*a*a*a*b, that the backtracking engine used without ripgrep takes exponential time on long names. Narrow the search or simplify the glob.',
       );
+    });
+  });
+
+  describe('when the pattern backtracks catastrophically', () => {
+    // 44 a's then a mismatch: JavaScript's engine tries about 10^9 ways to split them.
+    const EXPLOSIVE_LINE = `${'a'.repeat(44)}!\n`;
+
+    it('stops at its timeout, keeps what it found, names the file and leaves the event loop free', async () => {
+      await workspace.write('a.txt', 'x\n');
+      await workspace.write('b.txt', EXPLOSIVE_LINE);
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 20);
+      const started = performance.now();
+      const outcome = await builtinSearchEngine(env)(
+        baseQuery(workspace, { pattern: '^x$|(a|aa)+$' }),
+        { signal: new AbortController().signal, timeoutMs: 600, onLine: () => true },
+      );
+      clearInterval(ticker);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(ticks).toBeGreaterThanOrEqual(10);
+      expect(outcome).toMatchObject({ ok: true, paths: [workspace.path('a.txt')] });
+      expect(outcome.ok && outcome.warning).toBe(
+        `The search was stopped after 0.6 s; results are incomplete. It was still matching ${workspace.path('b.txt')}: without ripgrep the pattern runs on a backtracking engine, where nested or overlapping repetition such as (a|aa)+ can take exponential time on a long line. Simplify the pattern or narrow the search.`,
+      );
+    });
+
+    it('stops a glob that backtracks on a long file name, and says it was listing files', async () => {
+      await workspace.write(`${'a'.repeat(80)}.txt`, 'x\n');
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 20);
+      const started = performance.now();
+      const outcome = await builtinSearchEngine(env)(
+        baseQuery(workspace, { globs: ['*a*a*a*a*a*a*a*a*b'] }),
+        { signal: new AbortController().signal, timeoutMs: 600, onLine: () => true },
+      );
+      clearInterval(ticker);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(ticks).toBeGreaterThanOrEqual(10);
+      expect(outcome).toMatchObject({ ok: true, paths: [] });
+      expect(outcome.ok && outcome.warning).toContain('It was still listing files');
+    });
+
+    it('rejects with the abort reason soon after an abort in the middle of a match', async () => {
+      await workspace.write('b.txt', EXPLOSIVE_LINE);
+      const controller = new AbortController();
+      const started = performance.now();
+      const running = builtinSearchEngine(env)(baseQuery(workspace, { pattern: '(a|aa)+$' }), {
+        signal: controller.signal,
+        timeoutMs: 60_000,
+        onLine: () => true,
+      });
+      setTimeout(() => controller.abort(new Error('run cancelled')), 300);
+      await expect(running).rejects.toThrow('run cancelled');
+      expect(performance.now() - started).toBeLessThan(5_000);
+      await workspace.write('c.txt', 'x\n');
+      expect(await search(builtinSearchEngine(env), workspace, {})).toEqual({ files: ['c.txt'] });
     });
   });
 
