@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashTool } from '../../../../src/tools/builtin/bash.js';
 import { mayRunGit, withGitPins } from '../../../../src/tools/builtin/bash/git-environment.js';
@@ -29,10 +29,11 @@ describe('mayRunGit', () => {
 });
 
 describe('withGitPins', () => {
-  it('adds fsmonitor, bare-repository and pager pins as command-line configuration', () => {
+  it('adds fsmonitor, bare-repository, pager and optional-lock pins', () => {
     expect(withGitPins({ PATH: '/bin' }, 'git status')).toEqual({
       PATH: '/bin',
       GIT_PAGER: 'cat',
+      GIT_OPTIONAL_LOCKS: '0',
       GIT_CONFIG_COUNT: '2',
       GIT_CONFIG_KEY_0: 'core.fsmonitor',
       GIT_CONFIG_VALUE_0: 'false',
@@ -62,6 +63,7 @@ describe('withGitPins', () => {
   it('leaves the bare-repository pin out of a command that cannot run git itself', () => {
     expect(withGitPins({}, 'npm test')).toEqual({
       GIT_PAGER: 'cat',
+      GIT_OPTIONAL_LOCKS: '0',
       GIT_CONFIG_COUNT: '1',
       GIT_CONFIG_KEY_0: 'core.fsmonitor',
       GIT_CONFIG_VALUE_0: 'false',
@@ -135,6 +137,24 @@ describe('withGitPins', () => {
       rmSync(marker);
       onTerminal(withGitPins(plainEnv(), 'git status'));
       expect(existsSync(marker)).toBe(false);
+    });
+
+    it('keeps a read-only git status from rewriting the index', () => {
+      writeFileSync(workspace.path('a.txt'), 'a\n');
+      execFileSync('git', ['add', 'a.txt'], { cwd: workspace.root });
+      execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
+      const index = workspace.path('.git/index');
+      const stale = () => {
+        // A new mtime on the file makes the index's stat data stale: status refreshes it.
+        utimesSync(workspace.path('a.txt'), new Date(), new Date(Date.now() + 5_000));
+        utimesSync(index, new Date(0), new Date(0));
+      };
+      stale();
+      git(workspace.root, ['status'], plainEnv());
+      expect(statSync(index).mtimeMs).not.toBe(0);
+      stale();
+      git(workspace.root, ['status'], withGitPins(plainEnv(), 'git status'));
+      expect(statSync(index).mtimeMs).toBe(0);
     });
 
     it('lets a test suite that does not name git use a bare fixture by its cwd', async () => {

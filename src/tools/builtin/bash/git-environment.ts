@@ -7,6 +7,8 @@
  *   core.fsmonitor=false          every call: a repository cannot name a program for status or
  *                                 diff to run;
  *   GIT_PAGER=cat                 every call: no pager program from `core.pager`/`pager.<cmd>`;
+ *   GIT_OPTIONAL_LOCKS=0          every call: a read-only `git status` does not rewrite the index
+ *                                 (or race a git command of the action for its lock);
  *   safe.bareRepository=explicit  every call that may run git itself (mayRunGit): a directory
  *                                 laid out as a git dir (HEAD, config, objects, refs) is not used
  *                                 as a repository when git merely finds it from the cwd;
@@ -35,7 +37,7 @@ export function withGitPins(
   const pins = mayRunGit(command) ? [...EVERY_CALL, ...NAMING_GIT] : EVERY_CALL;
   const given = env.GIT_CONFIG_COUNT ?? '';
   const start = /^\d{1,4}$/.test(given) ? Number(given) : 0;
-  const pinned: Record<string, string> = { ...env, GIT_PAGER: 'cat' };
+  const pinned: Record<string, string> = { ...env, GIT_PAGER: 'cat', GIT_OPTIONAL_LOCKS: '0' };
   pins.forEach(([key, value], offset) => {
     pinned[`GIT_CONFIG_KEY_${start + offset}`] = key;
     pinned[`GIT_CONFIG_VALUE_${start + offset}`] = value;
