@@ -10,6 +10,7 @@ import { runDispatchBench } from './dispatch.js';
 import { runGrepBench } from './grep.js';
 import { runHooksBench } from './hooks.js';
 import { runMcpBench } from './mcp.js';
+import { runProcessScopeBench } from './process-scope.js';
 import { runStreamingBench } from './streaming.js';
 
 const only = process.argv.slice(2);
@@ -23,6 +24,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['action-startup', runActionStartupBench],
   ['mcp', runMcpBench],
   ['context', runContextBench],
+  ['process-scope', runProcessScopeBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

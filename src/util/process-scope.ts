@@ -6,10 +6,12 @@
  *   - pid-namespace: the command runs in a PID namespace of its own (util-linux `unshare`)
  *     under a small init, `sh`. When the init ends — the command exited, or the call killed it —
  *     the kernel kills every process left in the namespace; nothing can leave a PID namespace.
- *     setpriv's parent-death signal ties the namespace to ci-agent as well: if ci-agent dies,
- *     so does the call. /proc is mounted anew inside, so `ps` and `pgrep` see the call's own
- *     processes by the pids the call knows them by. Needs CAP_SYS_ADMIN: root, outside a
- *     container that withholds it.
+ *     /proc is mounted anew inside (in a mount namespace that receives the host's mounts but
+ *     keeps its own), so `ps` and `pgrep` see the call's own processes by the pids the call
+ *     knows them by, and nothing outside is visible or can be signalled by pid. Needs
+ *     CAP_SYS_ADMIN: root, outside a container that withholds it. Not covered: ci-agent itself
+ *     killed by SIGKILL (the call then runs to its own end), and what a daemon starts on the
+ *     call's behalf (`docker run`, `systemd-run`): those are not the call's processes.
  *   - process-sweep, everywhere else: a marker in the environment; when the call ends, every
  *     process started since the call began that carries the marker, is in the call's process
  *     group, or descends from one of those, is stopped (so it cannot fork any more) and then
@@ -89,7 +91,7 @@ export function scopeCommand(
     return { file, args: [...args], env: { ...env, [SCOPE_MARKER_VARIABLE]: marker }, scope };
   }
   return {
-    file: tools.setpriv,
+    file: tools.unshare,
     args: [...namespacePrefix(tools), file, ...args],
     env: { ...env },
     scope: new ProcessScope('pid-namespace', undefined),
@@ -128,7 +130,7 @@ export class ProcessScope {
     if (!leader) return 0;
     if (this.markerEntry === undefined) {
       // Once the init is gone the kernel has emptied the namespace; before, killing the group
-      // (setpriv/unshare and the init among it) does the same.
+      // (unshare and the init among it) does the same.
       if (readProcess(leader.pid)?.startTicks === leader.startTicks) {
         signalGroup(leader.pid, 'SIGKILL');
       }
@@ -186,14 +188,12 @@ function fallbackEntry(pid: number): ProcessEntry {
 }
 
 interface NamespaceTools {
-  setpriv: string;
   unshare: string;
   sleep: string;
 }
 
 function namespacePrefix(tools: NamespaceTools): string[] {
   return [
-    ...['--pdeathsig', 'KILL', '--', tools.unshare],
     ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
     ...['--', '/bin/sh', '-c', INIT_SCRIPT, 'ci-agent-init', tools.sleep],
   ];
@@ -211,11 +211,11 @@ export function processScopeMechanism(): ProcessScopeMechanism {
 function probeMechanism(): ProcessScopeMechanism {
   if (process.env[MECHANISM_OVERRIDE_VARIABLE] === 'process-sweep') return 'process-sweep';
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'process-sweep';
-  const [setpriv, unshare, sleep] = ['setpriv', 'unshare', 'sleep'].map(findTool);
-  if (!setpriv || !unshare || !sleep || !existsSync('/bin/sh')) return 'process-sweep';
-  const tools = { setpriv, unshare, sleep };
+  const [unshare, sleep] = ['unshare', 'sleep'].map(findTool);
+  if (!unshare || !sleep || !existsSync('/bin/sh')) return 'process-sweep';
+  const tools = { unshare, sleep };
   // Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
-  const probe = spawnSync(setpriv, [...namespacePrefix(tools), sleep, '0'], {
+  const probe = spawnSync(unshare, [...namespacePrefix(tools), sleep, '0'], {
     stdio: 'ignore',
     timeout: 5_000,
   });
