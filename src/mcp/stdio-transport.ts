@@ -5,13 +5,17 @@
  *
  * Closing: end stdin (the polite way to ask a stdio server to stop), wait `graceMs`; SIGTERM the
  * group, wait `graceMs`; SIGKILL the group. Whatever the leader left behind in its group is
- * killed once it has exited, however it exited.
+ * killed once it has exited, however it exited, and so is what it started outside the group
+ * (setsid, a daemon that double-forked): the server runs in a process scope of the sweep kind
+ * (util/process-scope.ts). Not a PID namespace: a server lives the whole session, and its pid,
+ * which commands may use, must be the one they see.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { scopeCommand, type ProcessScope } from '../util/process-scope.js';
 
 export interface StdioServerProcess {
   command: string;
@@ -34,6 +38,7 @@ export class ProcessGroupStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
+  private scope: ProcessScope | undefined;
   private readonly buffer = new ReadBuffer();
   private stderr = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -65,13 +70,17 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error('the MCP server process was already started');
     return new Promise((resolve, reject) => {
-      const child = spawn(this.server.command, [...this.server.args], {
+      const { command, args, env } = this.server;
+      const scoped = scopeCommand(command, args, env, 'process-sweep');
+      const child = spawn(scoped.file, scoped.args, {
         cwd: this.server.cwd,
-        env: this.server.env,
+        env: scoped.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });
       this.child = child;
+      this.scope = scoped.scope;
+      scoped.scope.attach(child.pid);
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
         // Only a failed spawn rejects; later errors (a failed kill) are reported.
@@ -84,6 +93,7 @@ export class ProcessGroupStdioTransport implements Transport {
       child.once('exit', (code, signal) => {
         this.recordExit(code, signal);
         this.killGroup('SIGKILL');
+        this.scope?.end();
         // Normally stdout closes right after; if a leftover held it open, stop waiting.
         setTimeout(() => this.finish(), PIPE_DRAIN_MS).unref();
       });
@@ -135,6 +145,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Stops the server at once: for a cancelled run, where nobody waits for a polite exit. */
   kill(): void {
     this.killGroup('SIGKILL');
+    this.scope?.end();
   }
 
   private exitsWithin(ms: number): Promise<boolean> {
@@ -166,6 +177,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.scope?.end();
     this.drainMessages({ deferAfterNotification: false });
     this.buffer.clear();
     this.onclose?.();
