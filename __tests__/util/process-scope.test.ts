@@ -147,6 +147,20 @@ describe('scopeCommand', () => {
 
   // The sweep's documented limit: no marker, no group, no parent to trace it by. The namespace
   // catches the same process.
+  it.each(MECHANISMS)(
+    'with the %s, ends a call still running when ci-agent exits',
+    async (mechanism, runs) => {
+      if (!runs) return;
+      const [escaped, waiting] = [marker(), marker()];
+      const script = `setsid sleep ${escaped} >/dev/null 2>&1 & echo started; sleep ${waiting}`;
+      const env: Record<string, string> =
+        mechanism === 'process-sweep' ? { [MECHANISM_OVERRIDE_VARIABLE]: 'process-sweep' } : {};
+      inNode([`${runIn(script, ', onOutput: () => process.exit(0)')};`], env);
+      expect(await survivorsWith(escaped, 500)).toEqual([]);
+      expect(await survivorsWith(waiting, 500)).toEqual([]);
+    },
+  );
+
   it('misses under the sweep, and only there, a process that dropped the marker and left the tree', async () => {
     const sleep = marker();
     const escape = `env -i setsid -f sleep ${sleep} >/dev/null 2>&1; sleep 0.2`;
@@ -203,29 +217,34 @@ const RUN_COMMAND = pathToFileURL(
   resolve(import.meta.dirname, '../../src/tools/builtin/bash/run-command.ts'),
 ).href;
 
-/** Runs a setsid escape through runCommand in a fresh Node process, as `prefix` says. */
-async function inChild(sleep: string, env: Record<string, string>, prefix: string[] = []) {
-  const code = [
-    `const { runCommand } = await import(${JSON.stringify(RUN_COMMAND)});`,
-    `const result = await runCommand({ shell: '/bin/sh', script: 'setsid sleep ${sleep} >/dev/null 2>&1 &',`,
-    `  cwd: '/', env: { PATH: process.env.PATH }, timeoutMs: 10000, signal: new AbortController().signal,`,
-    `  maxOutputChars: 1000 }).result;`,
-    `console.log(JSON.stringify({ mechanism: result.processScope, swept: result.sweptProcesses }));`,
-  ].join('\n');
-  const [file, ...args] = [
-    ...prefix,
-    process.execPath,
-    '--import',
-    TSX,
-    '--input-type=module',
-    '-e',
-    code,
-  ];
+/** Runs `body` (with runCommand imported) in a fresh Node process, as `prefix` says. */
+function inNode(body: string[], env: Record<string, string>, prefix: string[] = []) {
+  const code = [`const { runCommand } = await import(${JSON.stringify(RUN_COMMAND)});`, ...body];
+  const node = [process.execPath, '--import', TSX, '--input-type=module', '-e', code.join('\n')];
+  const [file, ...args] = [...prefix, ...node] as [string, ...string[]];
   const child = spawnSync(file, args, {
     cwd: '/',
     env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env },
     encoding: 'utf8',
   });
   if (child.status !== 0) throw new Error(`the child failed: ${child.stderr}`);
-  return JSON.parse(child.stdout) as unknown;
+  return child.stdout;
+}
+
+const runIn = (script: string, onOutput = '') =>
+  `runCommand({ shell: '/bin/sh', script: ${JSON.stringify(script)}, cwd: '/', ` +
+  `env: { PATH: process.env.PATH }, timeoutMs: 10000, signal: new AbortController().signal, ` +
+  `maxOutputChars: 1000${onOutput} })`;
+
+/** Runs a setsid escape through runCommand in a fresh Node process; what the result says. */
+function inChild(sleep: string, env: Record<string, string>, prefix: string[] = []) {
+  const stdout = inNode(
+    [
+      `const result = await ${runIn(`setsid sleep ${sleep} >/dev/null 2>&1 &`)}.result;`,
+      `console.log(JSON.stringify({ mechanism: result.processScope, swept: result.sweptProcesses }));`,
+    ],
+    env,
+    prefix,
+  );
+  return JSON.parse(stdout) as unknown;
 }

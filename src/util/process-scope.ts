@@ -9,9 +9,11 @@
  *     /proc is mounted anew inside (in a mount namespace that receives the host's mounts but
  *     keeps its own), so `ps` and `pgrep` see the call's own processes by the pids the call
  *     knows them by, and nothing outside is visible or can be signalled by pid. Needs
- *     CAP_SYS_ADMIN: root, outside a container that withholds it. Not covered: ci-agent itself
- *     killed by SIGKILL (the call then runs to its own end), and what a daemon starts on the
- *     call's behalf (`docker run`, `systemd-run`): those are not the call's processes.
+ *     CAP_SYS_ADMIN: root, outside a container that withholds it. Not covered: what a daemon
+ *     starts on the call's behalf (`docker run`, `systemd-run`): not the call's processes.
+ *
+ * Either way, calls still running when ci-agent exits are ended on its way out
+ * (`endAllOnExit`); only a SIGKILL of ci-agent itself leaves them to run to their own end.
  *   - process-sweep, everywhere else: a marker in the environment; when the call ends, every
  *     process started since the call began that carries the marker, is in the call's process
  *     group, or descends from one of those, is stopped (so it cannot fork any more) and then
@@ -98,6 +100,21 @@ export function scopeCommand(
   };
 }
 
+/** Scopes attached and not yet ended: what ci-agent still has to end if it exits first. */
+const live = new Set<ProcessScope>();
+
+/**
+ * ci-agent exiting (a second signal, `process.exit`, an uncaught exception) ends every call
+ * still running; 'exit' handlers run synchronously, and so does all of `end()`. Not covered:
+ * ci-agent killed by SIGKILL.
+ */
+function endAllOnExit(): void {
+  for (const scope of live) {
+    scope.signal('SIGKILL');
+    scope.end();
+  }
+}
+
 export class ProcessScope {
   private leader: ProcessEntry | undefined;
 
@@ -108,7 +125,10 @@ export class ProcessScope {
 
   /** Call right after spawning, with the spawned process's pid (its group id too). */
   attach(pid: number | undefined): void {
-    if (pid !== undefined) this.leader = readProcess(pid) ?? fallbackEntry(pid);
+    if (pid === undefined) return;
+    this.leader = readProcess(pid) ?? fallbackEntry(pid);
+    if (live.size === 0) process.once('exit', endAllOnExit);
+    live.add(this);
   }
 
   /** Signals the process group: what stayed in it gets a chance to stop on its own. */
@@ -128,6 +148,8 @@ export class ProcessScope {
   end(): number {
     const leader = this.leader;
     if (!leader) return 0;
+    live.delete(this);
+    if (live.size === 0) process.removeListener('exit', endAllOnExit);
     if (this.markerEntry === undefined) {
       // Once the init is gone the kernel has emptied the namespace; before, killing the group
       // (unshare and the init among it) does the same.
