@@ -52,7 +52,7 @@ export interface CommandResult {
 }
 
 export interface RunningCommand {
-  /** The shell's pid, which is also its process group id. */
+  /** The spawned process's pid (the shell, or unshare in a PID namespace): the group id. */
   pid: number | undefined;
   result: Promise<CommandResult>;
   /** Stops the group as an abort does; for a consumer that goes away early. */
