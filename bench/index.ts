@@ -11,6 +11,7 @@ import { runGrepBench } from './grep.js';
 import { runGrepBacktrackingBench } from './grep-backtracking.js';
 import { runHooksBench } from './hooks.js';
 import { runMcpBench } from './mcp.js';
+import { runProcessScopeBench } from './process-scope.js';
 import { runReadLargeBench } from './read-large.js';
 import { runStreamingBench } from './streaming.js';
 
@@ -27,6 +28,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['action-startup', runActionStartupBench],
   ['mcp', runMcpBench],
   ['context', runContextBench],
+  ['process-scope', runProcessScopeBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetGuard, TimeLimitError, startTimeLimit } from '../../src/agent/limits.js';
 import type { AgentOptions } from '../../src/agent/loop.js';
@@ -18,7 +18,7 @@ import { makePipeline } from '../helpers/pipeline-harness.js';
 import { controlledTool, makeCallLog } from '../helpers/test-tools.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
-import { isAlive } from '../helpers/processes.js';
+import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 let server: ReplayServer | undefined;
 let workspace: Workspace | undefined;
@@ -197,6 +197,7 @@ describe('runSession with a per-tool timeout', () => {
   it('stops a Bash call that outlives it, kills its processes, and lets the model go on', async () => {
     workspace = makeWorkspace('ci-agent-limits-');
     const pidFile = workspace.path('sleep.pid');
+    const sleep = uniqueSleep(30);
     server = await startReplayServer({
       turns: [
         [
@@ -204,7 +205,7 @@ describe('runSession with a per-tool timeout', () => {
             type: 'tool_use',
             id: 'toolu_sleep',
             name: 'Bash',
-            input: { command: `sleep 30 & echo $! > ${pidFile}; wait` },
+            input: { command: `sleep ${sleep} & echo $! > ${pidFile}; wait` },
           },
         ],
         [{ type: 'text', text: 'It timed out.' }],
@@ -231,6 +232,8 @@ describe('runSession with a per-tool timeout', () => {
       /Bash did not finish within 1s and was stopped \(the time limit for one call\)\.$/,
     );
     expect(existsSync(pidFile)).toBe(true);
-    expect(isAlive(Number(readFileSync(pidFile, 'utf8')))).toBe(false);
+    const survivors = await survivorsWith(sleep);
+    killAllWith(sleep);
+    expect(survivors).toEqual([]);
   }, 20_000);
 });

@@ -13,7 +13,7 @@ import type { ReplayScriptEntry, ReplayServer } from '../../src/model/replay-ser
 import { createPause, startReplayServer } from '../../src/model/replay-server.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
-import { isAlive } from '../helpers/processes.js';
+import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 const CLI = join(REPO, 'src/cli/index.ts');
@@ -22,9 +22,12 @@ const KEY = 'sk-ant-test-key';
 
 let server: ReplayServer | undefined;
 let workspace: Workspace | undefined;
-const leftovers: number[] = [];
+/** `sleep` arguments the test's processes are found by (a printed pid is the call's own). */
+const INNER = uniqueSleep(31);
+const OUTER = uniqueSleep(30);
+const HOOK = uniqueSleep(20);
 afterEach(async () => {
-  for (const pid of leftovers.splice(0)) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  for (const argument of [INNER, OUTER, HOOK]) killAllWith(argument);
   await server?.close();
   workspace?.cleanup();
   server = undefined;
@@ -109,12 +112,11 @@ async function runAndStop(
 
 function bashTurn(root: string, extra: ReplayScriptEntry[] = []): ReplayScriptEntry[] {
   // A shell with two long children, one of them in a subshell: the whole group must go.
-  const command = `(sleep 31 & echo $! > ${root}/inner.pid; wait) & sleep 30 & echo $! > ${root}/outer.pid; wait`;
+  const command = `(sleep ${INNER} & echo $! > ${root}/inner.pid; wait) & sleep ${OUTER} & echo $! > ${root}/outer.pid; wait`;
   return [[{ type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command } }], ...extra];
 }
 
-const pidsIn = (root: string) =>
-  ['inner.pid', 'outer.pid'].map((name) => Number(readFileSync(join(root, name), 'utf8')));
+const survivors = async () => [...(await survivorsWith(INNER)), ...(await survivorsWith(OUTER))];
 const bothStarted = () =>
   workspace !== undefined &&
   existsSync(workspace.path('inner.pid')) &&
@@ -145,11 +147,9 @@ function expectCompleteFiles(run: Stopped): void {
 describe('the CLI on SIGTERM', () => {
   it('stops a long Bash call within 5 s, kills its processes, and leaves the log, transcript and result', async () => {
     const run = await runAndStop((root) => bashTurn(root), bothStarted);
-    const pids = pidsIn(workspace!.root);
-    leftovers.push(...pids);
     expect(run.code).toBe(143);
     expect(run.stopMs).toBeLessThan(5_000);
-    expect(pids.filter(isAlive)).toEqual([]);
+    expect(await survivors()).toEqual([]);
     expectCompleteFiles(run);
     expect(server?.requests).toHaveLength(1);
   }, 40_000);
@@ -165,12 +165,10 @@ describe('the CLI on SIGTERM', () => {
         },
       ];
     }, bothStarted);
-    const pids = pidsIn(workspace!.root);
-    leftovers.push(...pids);
     expect(pause.isReleased).toBe(false);
     expect(run.code).toBe(143);
     expect(run.stopMs).toBeLessThan(5_000);
-    expect(pids.filter(isAlive)).toEqual([]);
+    expect(await survivors()).toEqual([]);
     expectCompleteFiles(run);
     const assistant = run.transcript[1]?.message as { content: unknown[]; stop_reason: unknown };
     expect(assistant.content).toHaveLength(1);
@@ -178,11 +176,11 @@ describe('the CLI on SIGTERM', () => {
   }, 40_000);
 
   it('exits at once on a second signal, while a SessionEnd hook still runs', async () => {
-    let hookPid = 0;
+    let hookStarted = false;
     const settings = JSON.stringify({
       hooks: {
         SessionEnd: [
-          { hooks: [{ type: 'command', command: 'echo $$ > hook.pid; exec sleep 20' }] },
+          { hooks: [{ type: 'command', command: `echo $$ > hook.pid; exec sleep ${HOOK}` }] },
         ],
       },
     });
@@ -192,8 +190,7 @@ describe('the CLI on SIGTERM', () => {
         const marker = workspace!.path('hook.pid');
         while (!existsSync(marker) || readFileSync(marker, 'utf8').trim() === '')
           await new Promise((resolve) => setTimeout(resolve, 20));
-        hookPid = Number(readFileSync(marker, 'utf8'));
-        leftovers.push(hookPid);
+        hookStarted = true;
         child.kill('SIGTERM');
       },
     });
@@ -201,7 +198,9 @@ describe('the CLI on SIGTERM', () => {
     expect(run.stopMs).toBeLessThan(5_000);
     // The result comes after the SessionEnd hooks: the second signal did not wait for them.
     expect(run.stdout.filter((line) => line.type === 'result')).toEqual([]);
-    expect(hookPid).toBeGreaterThan(0);
+    expect(hookStarted).toBe(true);
+    // The CLI did not wait for the hook, and the hook did not outlive the CLI.
+    expect(await survivorsWith(HOOK)).toEqual([]);
   }, 40_000);
 });
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
-import { isAlive } from '../helpers/processes.js';
+import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 /** What a default-mode session offers (ExitPlanMode only in plan mode). */
 const ALL_TOOLS = [
@@ -266,6 +266,7 @@ describe('ci-agent -p (built CLI)', () => {
 
   it('stops on SIGTERM: kills the running command, still writes the result, exits 143', async () => {
     let pidFile = '';
+    const sleep = uniqueSleep(30);
     const run = await cli(['-p', 'wait', ...STREAM, '--dangerously-skip-permissions'], {
       turns: (root) => {
         pidFile = `${root}/sleep.pid`;
@@ -275,7 +276,7 @@ describe('ci-agent -p (built CLI)', () => {
               type: 'tool_use',
               id: 'toolu_01',
               name: 'Bash',
-              input: { command: `sleep 30 & echo $! > ${pidFile}; wait` },
+              input: { command: `sleep ${sleep} & echo $! > ${pidFile}; wait` },
             },
           ],
         ];
@@ -292,8 +293,9 @@ describe('ci-agent -p (built CLI)', () => {
     expect(run.code).toBe(143);
     const result = run.lines[run.lines.length - 1] as { type: string; subtype: string };
     expect(result).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    expect(isAlive(pid)).toBe(false);
+    const survivors = await survivorsWith(sleep);
+    killAllWith(sleep);
+    expect(survivors).toEqual([]);
   });
 
   describe('when the setup is wrong', () => {

@@ -5,12 +5,24 @@ import { runHookProcess } from '../../src/hooks/hook-process.js';
 import { buildChildEnv } from '../../src/util/child-env.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
+import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 let workspace: Workspace;
+const sleeps: string[] = [];
 beforeEach(() => {
   workspace = makeWorkspace('ci-agent-hook-process-');
 });
-afterEach(() => workspace.cleanup());
+afterEach(() => {
+  for (const argument of sleeps.splice(0)) killAllWith(argument);
+  workspace.cleanup();
+});
+
+/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
+function marker(seconds?: number): string {
+  const argument = uniqueSleep(seconds);
+  sleeps.push(argument);
+  return argument;
+}
 
 const run = (command: string, overrides: Partial<HookProcessOptions> = {}) =>
   runHookProcess({
@@ -21,24 +33,6 @@ const run = (command: string, overrides: Partial<HookProcessOptions> = {}) =>
     timeoutMs: 10_000,
     ...overrides,
   });
-
-/** Alive and not a zombie: a reparented zombie may never be reaped inside a container. */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 50 && isRunning(pid); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return !isRunning(pid);
-}
 
 describe('runHookProcess', () => {
   it('passes the payload on stdin exactly, without a trailing newline, then closes it', async () => {
@@ -70,25 +64,20 @@ describe('runHookProcess', () => {
 
   describe('when the hook outlives its timeout', () => {
     it('kills its whole process group and reports timed-out', async () => {
-      const result = await run('echo $$ > shell.pid; sleep 5 & echo $! > sleep.pid; wait', {
-        timeoutMs: 300,
-      });
+      const [shell, sleep] = [marker(), marker(5)];
+      const result = await run(`sh -c 'sleep ${sleep} & wait' ${shell}`, { timeoutMs: 300 });
       expect(result.status).toBe('timed-out');
       expect(result.durationMs).toBeLessThan(4_000);
-      const shellPid = Number(readFileSync(workspace.path('shell.pid'), 'utf8'));
-      const sleepPid = Number(readFileSync(workspace.path('sleep.pid'), 'utf8'));
-      expect(await gone(shellPid)).toBe(true);
-      expect(await gone(sleepPid)).toBe(true);
+      expect(await survivorsWith(shell)).toEqual([]);
+      expect(await survivorsWith(sleep)).toEqual([]);
     });
 
     it('escalates to SIGKILL when the hook ignores SIGTERM', async () => {
-      const result = await run('trap "" TERM; echo $$ > shell.pid; while :; do sleep 0.05; done', {
-        timeoutMs: 300,
-        killGraceMs: 200,
-      });
+      const shell = marker();
+      const loop = `trap "" TERM; while :; do sleep 0.05; done`;
+      const result = await run(`sh -c '${loop}' ${shell}`, { timeoutMs: 300, killGraceMs: 200 });
       expect(result.status).toBe('timed-out');
-      const shellPid = Number(readFileSync(workspace.path('shell.pid'), 'utf8'));
-      expect(await gone(shellPid)).toBe(true);
+      expect(await survivorsWith(shell)).toEqual([]);
     });
   });
 
@@ -108,10 +97,11 @@ describe('runHookProcess', () => {
   });
 
   it('settles soon after the shell exits even when a background child holds the output', async () => {
-    const result = await run('sleep 3 & echo $! > bg.pid; echo hi');
+    const sleep = marker(3);
+    const result = await run(`sleep ${sleep} & echo hi`);
     expect(result).toMatchObject({ status: 'exited', exitCode: 0, stdout: 'hi\n' });
     expect(result.durationMs).toBeLessThan(2_500);
-    process.kill(Number(readFileSync(workspace.path('bg.pid'), 'utf8')), 'SIGKILL');
+    expect(await survivorsWith(sleep)).toEqual([]);
   });
 
   describe('when the shell cannot start', () => {

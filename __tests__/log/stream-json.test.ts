@@ -62,6 +62,11 @@ describe('StreamJsonMapper', () => {
     });
   });
 
+  it('names the process scope that ends what each Bash call starts', () => {
+    const [init] = mapAll([sessionStart]);
+    expect(['pid-namespace', 'process-sweep']).toContain(init?.ci_agent_process_scope);
+  });
+
   it('writes the assistant message as an Anthropic message', () => {
     const [, assistant] = mapAll([sessionStart, assistantMessage('Hi.')]);
     expect(assistant).toMatchObject({

@@ -13,6 +13,7 @@ import {
   processesRunning,
   waitForGroupGone,
 } from './mcp-fixture.js';
+import { killAllWith, processesWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 const opened: McpConnection[] = [];
 afterAll(async () => {
@@ -235,6 +236,27 @@ describe('McpConnection.close', () => {
     expect(connection.alive).toBe(false);
   });
 
+  it('stops what the server started in a session of its own', async () => {
+    const sleep = uniqueSleep();
+    const connection = await McpConnection.open(
+      options({
+        config: {
+          type: 'stdio',
+          command: '/bin/sh',
+          args: ['-c', `setsid sleep ${sleep} >/dev/null 2>&1 & exec "${everythingStdio.command}"`],
+          env: {},
+        },
+      }),
+    );
+    try {
+      expect(processesWith(sleep)).toHaveLength(1);
+      await connection.close();
+      expect(await survivorsWith(sleep, 500)).toEqual([]);
+    } finally {
+      killAllWith(sleep);
+    }
+  });
+
   it('with force, kills the server without waiting for it', async () => {
     const connection = await McpConnection.open(options({ graceMs: 10_000 }));
     const pid = connection.pid ?? 0;
@@ -276,7 +298,9 @@ describe('a stdio server’s environment', () => {
     expect(env.GIVEN).toBe('yes');
     expect(env.ANTHROPIC_API_KEY).toBeUndefined();
     expect(env.SOME_TOKEN).toBeUndefined();
+    // CI_AGENT_PROCESS_SCOPE: a random id the process scope finds the server's processes by.
     const allowed = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'GIVEN'];
+    allowed.push('CI_AGENT_PROCESS_SCOPE');
     expect(Object.keys(env).filter((name) => !allowed.includes(name))).toEqual([]);
   });
 });

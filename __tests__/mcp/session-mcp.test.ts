@@ -228,13 +228,21 @@ describe('runSession with MCP servers', () => {
 
   describe('when the server crashes mid-run', () => {
     it('answers its tools with a clear error and the run goes on', async () => {
+      // Killed from here: a Bash call sees only its own processes (util/process-scope.ts).
       const { result } = await run(
         [
-          [use('toolu_kill', 'Bash', { command: 'kill -9 $(cat server.pid)' })],
+          [use('toolu_kill', 'Bash', { command: 'sleep 0.3' })],
           [use('toolu_echo', 'mcp__everything__echo', { message: 'anyone?' })],
           done,
         ],
-        { permissionMode: 'bypassPermissions' },
+        {
+          permissionMode: 'bypassPermissions',
+          events: (event) => {
+            if (event.type === 'tool-call-start' && event.toolUseId === 'toolu_kill') {
+              process.kill(serverPid(), 'SIGKILL');
+            }
+          },
+        },
       );
       const echo = resultsSent().get('toolu_echo');
       expect(textOf(echo)).toMatch(

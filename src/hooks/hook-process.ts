@@ -2,18 +2,21 @@
  * Runs one hook command the way Claude Code does (CC-COMPAT §1.4).
  *
  * Sequence:
- *   1. spawn `/bin/sh -c <command>` detached, so the shell leads a process group of its own;
+ *   1. spawn `/bin/sh -c <command>` in a process scope of its own (util/process-scope.ts),
+ *      leading a process group of its own;
  *   2. write the payload to stdin (compact JSON, no trailing newline) and close it; a hook that
  *      exits without reading gives EPIPE, which is not an error;
  *   3. on timeout or abort: SIGTERM to the group, SIGKILL after a grace period;
  *   4. settle when stdout and stderr close. If the shell has exited but something it left in
- *      the background still holds them open, settle after a short drain with what was read.
+ *      the background still holds them open, settle after a short drain with what was read;
+ *   5. on settling, end the scope: nothing the hook started outlives it.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import { errorMessage } from '../util/errors.js';
+import { scopeCommand, type ProcessScopeMechanism } from '../util/process-scope.js';
 
 export interface HookProcessOptions {
   command: string;
@@ -26,6 +29,8 @@ export interface HookProcessOptions {
   /** Characters kept per stream; the rest is dropped. */
   maxOutputChars?: number;
   killGraceMs?: number;
+  /** Default: the best this process can have (util/process-scope.ts). */
+  processScope?: ProcessScopeMechanism;
 }
 
 export type HookProcessStatus = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';
@@ -39,6 +44,8 @@ export interface HookProcessResult {
   durationMs: number;
   /** Why the shell could not start. */
   error?: string;
+  /** Processes that outlived the hook and were killed when it settled (sweep only). */
+  sweptProcesses?: number;
 }
 
 const DEFAULT_MAX_OUTPUT_CHARS = 1_000_000;
@@ -60,28 +67,34 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
       durationMs: 0,
     });
   }
+  const notStarted = (error: string): HookProcessResult => ({
+    status: 'failed-to-start',
+    exitCode: null,
+    stdout: '',
+    stderr: '',
+    durationMs: elapsed(),
+    error,
+  });
   const shell = options.shell ?? '/bin/sh';
   const limit = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS;
+  const scoped = scopeCommand(shell, ['-c', options.command], options.env, options.processScope);
+  const { scope } = scoped;
+  // In a scope the shell is started by a wrapper, whose failure would not name the shell.
+  if (!existsSync(shell)) return Promise.resolve(notStarted(`the shell ${shell} does not exist`));
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(shell, ['-c', options.command], {
+    child = spawn(scoped.file, scoped.args, {
       cwd: options.cwd,
-      env: options.env,
+      env: scoped.env,
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     });
   } catch (error) {
     // Arguments Node refuses outright, such as a NUL byte in the command.
-    return Promise.resolve({
-      status: 'failed-to-start',
-      exitCode: null,
-      stdout: '',
-      stderr: '',
-      durationMs: elapsed(),
-      error: errorMessage(error),
-    });
+    return Promise.resolve(notStarted(errorMessage(error)));
   }
   const pid = child.pid;
+  scope.attach(pid);
 
   return new Promise((resolve) => {
     let status: HookProcessStatus = 'exited';
@@ -104,7 +117,9 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
       options.signal?.removeEventListener('abort', onAbort);
       child.stdout.destroy();
       child.stderr.destroy();
+      const swept = scope.end();
       const result: HookProcessResult = { status, exitCode, stdout, stderr, durationMs: elapsed() };
+      if (swept > 0) result.sweptProcesses = swept;
       resolve(error === undefined ? result : { ...result, error });
     };
 
@@ -113,9 +128,9 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
       if (terminating) return;
       terminating = true;
       status = reason;
-      signalGroup(pid, 'SIGTERM');
+      scope.signal('SIGTERM');
       later(options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, () => {
-        signalGroup(pid, 'SIGKILL');
+        scope.signal('SIGKILL');
         later(DRAIN_MS, () => settle());
       });
     };
@@ -156,18 +171,8 @@ export function runHookProcess(options: HookProcessOptions): Promise<HookProcess
   });
 }
 
-function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
-  if (pgid === undefined) return;
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: every process of the group has already exited.
-  }
-}
-
 /** Node reports a missing cwd as the shell being missing; say which one it really is. */
 function startError(error: Error, shell: string, cwd: string): string {
   if (!existsSync(cwd)) return `its working directory ${cwd} does not exist`;
-  if (!existsSync(shell)) return `the shell ${shell} does not exist`;
   return error.message;
 }

@@ -28,6 +28,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent, EventSink, RunResult } from '../agent/events.js';
 import type { ToolResultBlock } from '../model/types.js';
 import type { SecretMasker } from './secret-masker.js';
+import { processScopeMechanism } from '../util/process-scope.js';
 
 export interface StreamJsonLine {
   type: string;
@@ -82,6 +83,8 @@ export class StreamJsonMapper {
             apiKeySource: 'ANTHROPIC_API_KEY',
             output_style: 'default',
             ci_agent_version: this.options.version,
+            // What ends the processes of each Bash call and hook (docs/POLICY.md).
+            ci_agent_process_scope: processScopeMechanism(),
             ...base(),
           },
         ];

@@ -5,7 +5,10 @@
  *
  * Closing: end stdin (the polite way to ask a stdio server to stop), wait `graceMs`; SIGTERM the
  * group, wait `graceMs`; SIGKILL the group. Whatever the leader left behind in its group is
- * killed once it has exited, however it exited.
+ * killed once it has exited, however it exited, and so is what it started outside the group
+ * (setsid, a daemon that double-forked): the server runs in a process scope of the sweep kind
+ * (util/process-scope.ts). Not a PID namespace: a server lives the whole session, and its pid,
+ * which commands may use, must be the one they see.
  *
  * A message over the size limit (message-limit.ts) is a fault: a stream cut mid-message cannot be
  * read in step again, so the server is stopped and reported as a crashed one is.
@@ -17,6 +20,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { LineEvent } from './message-limit.js';
 import { LimitedLineReader, MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
+import { scopeCommand, type ProcessScope } from '../util/process-scope.js';
 
 export interface StdioServerProcess {
   command: string;
@@ -45,6 +49,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private readonly queue: LineEvent[] = [];
   /** Why we stopped the server ourselves, in the words of exitDescription. */
   private fault: string | undefined;
+  private scope: ProcessScope | undefined;
   private stderr = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private closed = false;
@@ -77,13 +82,17 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     if (this.child) throw new Error('the MCP server process was already started');
     return new Promise((resolve, reject) => {
-      const child = spawn(this.server.command, [...this.server.args], {
+      const { command, args, env } = this.server;
+      const scoped = scopeCommand(command, args, env, 'process-sweep');
+      const child = spawn(scoped.file, scoped.args, {
         cwd: this.server.cwd,
-        env: this.server.env,
+        env: scoped.env,
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });
       this.child = child;
+      this.scope = scoped.scope;
+      scoped.scope.attach(child.pid);
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
         // Only a failed spawn rejects; later errors (a failed kill) are reported.
@@ -96,6 +105,7 @@ export class ProcessGroupStdioTransport implements Transport {
       child.once('exit', (code, signal) => {
         this.recordExit(code, signal);
         this.killGroup('SIGKILL');
+        this.scope?.end();
         // Normally stdout closes right after; if a leftover held it open, stop waiting.
         setTimeout(() => this.finish(), PIPE_DRAIN_MS).unref();
       });
@@ -141,6 +151,7 @@ export class ProcessGroupStdioTransport implements Transport {
   /** Stops the server at once: for a cancelled run, where nobody waits for a polite exit. */
   kill(): void {
     this.killGroup('SIGKILL');
+    this.scope?.end();
   }
 
   private exitsWithin(ms: number): Promise<boolean> {
@@ -172,6 +183,7 @@ export class ProcessGroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
+    this.scope?.end();
     this.drainMessages({ deferAfterNotification: false });
     this.reader.clear();
     this.onclose?.();

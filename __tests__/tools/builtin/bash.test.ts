@@ -5,10 +5,18 @@ import type { BashOutput } from '../../../src/tools/builtin/bash/output.js';
 import type { ToolContext, ToolProgress } from '../../../src/tools/tool.js';
 import { buildChildEnv } from '../../../src/util/child-env.js';
 import { makeContext, makeWorkspace, runTool, type Workspace } from '../../helpers/tool-harness.js';
-import { isAlive, printedPids } from '../../helpers/processes.js';
+import { killAllWith, survivorsWith, uniqueSleep } from '../../helpers/processes.js';
 
 let workspace: Workspace;
 let context: ToolContext;
+const sleeps: string[] = [];
+
+/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
+function marker(): string {
+  const argument = uniqueSleep();
+  sleeps.push(argument);
+  return argument;
+}
 
 beforeEach(() => {
   workspace = makeWorkspace();
@@ -16,6 +24,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
+  for (const argument of sleeps.splice(0)) killAllWith(argument);
   workspace.cleanup();
 });
 
@@ -94,13 +103,16 @@ describe('bashTool', () => {
 
   describe('when the timeout expires', () => {
     it('kills the command and what it started, and says so', async () => {
-      const run = await bash({ command: 'sleep 30 & echo $!; sleep 30; wait', timeout: 300 });
+      const [background, foreground] = [marker(), marker()];
+      const command = `sleep ${background} & sleep ${foreground}; wait`;
+      const run = await bash({ command, timeout: 300 });
       expect(run.block.is_error).toBe(true);
       expect(run.text).toContain('Command timed out after 0.3s');
       expect(run.data).toMatchObject({ interrupted: true, exitCode: null });
-      const [pid] = printedPids(run.text);
-      expect(pid).toBeDefined();
-      expect(isAlive(pid ?? 0)).toBe(false);
+      expect([await survivorsWith(background, 0), await survivorsWith(foreground, 0)]).toEqual([
+        [],
+        [],
+      ]);
     });
   });
 
@@ -108,21 +120,24 @@ describe('bashTool', () => {
     it('kills the process group and appends the abort note', async () => {
       const controller = new AbortController();
       context = makeContext(workspace, { signal: controller.signal });
-      const output = await drive({ command: 'bash -c "sleep 30 & echo \\$!; wait"' }, () =>
+      const sleep = marker();
+      const output = await drive({ command: `bash -c "sleep ${sleep} & echo started; wait"` }, () =>
         controller.abort(),
       );
       expect(output.interrupted).toBe(true);
       expect(output.stderr).toBe('<error>Command was aborted before completion</error>');
-      expect(isAlive(printedPids(output.stdout)[0] ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
     });
 
     it('stops the command when the consumer stops listening', async () => {
-      const generator = bashTool.call({ command: 'sleep 30 & echo $!; wait' }, context);
+      const sleep = marker();
+      const command = `sleep ${sleep} & echo started; wait`;
+      const generator = bashTool.call({ command }, context);
       const first = await generator.next();
-      const message = first.done ? '' : first.value.message;
+      expect(first.done ? '' : first.value.message).toContain('started');
       await generator.return(undefined as never);
       // The group is stopped before return() resolves.
-      expect(isAlive(printedPids(message)[0] ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
     });
   });
 

@@ -5,15 +5,24 @@ import {
 } from '../../../../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../../../../src/util/child-env.js';
 import { makeWorkspace, type Workspace } from '../../../helpers/tool-harness.js';
-import { isAlive, printedPids } from '../../../helpers/processes.js';
+import { isAlive, killAllWith, survivorsWith, uniqueSleep } from '../../../helpers/processes.js';
 
 let workspace: Workspace;
+const sleeps: string[] = [];
+
+/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
+function marker(): string {
+  const argument = uniqueSleep();
+  sleeps.push(argument);
+  return argument;
+}
 
 beforeEach(() => {
   workspace = makeWorkspace();
 });
 
 afterEach(() => {
+  for (const argument of sleeps.splice(0)) killAllWith(argument);
   workspace.cleanup();
 });
 
@@ -60,26 +69,26 @@ describe('runCommand', () => {
 
   describe('when the timeout expires', () => {
     it('kills the whole process group, grandchildren included', async () => {
-      const running = run('sleep 30 & echo $!; bash -c "sleep 30 & echo \\$!; wait"', {
+      const [child, grandchild] = [marker(), marker()];
+      const running = run(`sleep ${child} & bash -c "sleep ${grandchild} & wait" & wait`, {
         timeoutMs: 300,
       });
       const result = await running.result;
-      const pids = printedPids(result.stdout.text);
       expect(result.outcome).toBe('timed-out');
-      expect(pids).toHaveLength(2);
-      expect([running.pid, ...pids].map((pid) => isAlive(pid ?? 0))).toEqual([false, false, false]);
+      expect(isAlive(running.pid ?? 0)).toBe(false);
+      expect([await survivorsWith(child, 0), await survivorsWith(grandchild, 0)]).toEqual([[], []]);
     });
 
     it('sends SIGKILL after the grace period to what ignores SIGTERM', async () => {
       const started = Date.now();
-      const running = run("trap '' TERM; sleep 30 & echo $!; wait", {
+      const sleep = marker();
+      const running = run(`trap '' TERM; sleep ${sleep} & wait`, {
         timeoutMs: 200,
         killGraceMs: 100,
       });
       const result = await running.result;
-      const [pid] = printedPids(result.stdout.text);
       expect(result.outcome).toBe('timed-out');
-      expect(isAlive(pid ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
       expect(Date.now() - started).toBeLessThan(2_000);
     });
   });
@@ -87,14 +96,14 @@ describe('runCommand', () => {
   describe('when the signal aborts', () => {
     it('kills the process group and reports the abort', async () => {
       const controller = new AbortController();
-      const running = run('sleep 30 & echo $!; wait', {
+      const sleep = marker();
+      const running = run(`sleep ${sleep} & echo started; wait`, {
         signal: controller.signal,
         onOutput: () => controller.abort(),
       });
       const result = await running.result;
-      const [pid] = printedPids(result.stdout.text);
       expect(result.outcome).toBe('aborted');
-      expect(isAlive(pid ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
     });
 
     it('does not start a command whose signal is already aborted', async () => {
@@ -106,18 +115,22 @@ describe('runCommand', () => {
     });
 
     it('stops the group when stop() is called', async () => {
-      const running = run('sleep 30 & echo $!; wait', { onOutput: () => running.stop() });
+      const sleep = marker();
+      const running = run(`sleep ${sleep} & echo started; wait`, {
+        onOutput: () => running.stop(),
+      });
       const result = await running.result;
       expect(result.outcome).toBe('aborted');
-      expect(isAlive(printedPids(result.stdout.text)[0] ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
     });
   });
 
   describe('when a background process outlives the shell', () => {
     it('stops it once the drain grace has passed and keeps the exit status', async () => {
-      const result = await run('sleep 30 & echo $!; exit 5', { drainGraceMs: 50 }).result;
+      const sleep = marker();
+      const result = await run(`sleep ${sleep} & exit 5`, { drainGraceMs: 50 }).result;
       expect(result).toMatchObject({ outcome: 'exited', exitCode: 5 });
-      expect(isAlive(printedPids(result.stdout.text)[0] ?? 0)).toBe(false);
+      expect(await survivorsWith(sleep, 0)).toEqual([]);
     });
   });
 

@@ -1,19 +1,22 @@
 /**
- * Runs one shell script in a process group of its own and stops the whole group when needed.
+ * Runs one shell script in a process scope of its own (util/process-scope.ts) and stops it
+ * whole when needed.
  *
  * Sequence of a run:
- *   1. spawn `<shell> -c <script>` detached, so the shell leads a new process group; stdin is
+ *   1. spawn `<shell> -c <script>` in the scope, leading a new process group; stdin is
  *      /dev/null, stdout and stderr are read separately into bounded buffers;
- *   2. on timeout or abort: SIGTERM to the group, SIGKILL after `killGraceMs`;
+ *   2. on timeout or abort: SIGTERM to the group, SIGKILL after `killGraceMs` to the group and
+ *      to whatever else of the scope still runs;
  *   3. when the shell exits but something it started in the background still holds the output
  *      open, that group is stopped the same way after `drainGraceMs` (background work outlives
  *      no call: there is no way to collect its output later);
  *   4. the result settles once the output is closed, and after a termination once no process of
- *      the group runs any more (or a second after SIGKILL, for one that cannot be killed).
+ *      the group runs any more (or a second after SIGKILL, for one that cannot be killed);
+ *   5. before it settles, the scope is ended: nothing the script started outlives the call.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { scopeCommand, type ProcessScopeMechanism } from '../../../util/process-scope.js';
 import { HeadBuffer } from './output.js';
 
 export interface RunCommandOptions {
@@ -28,6 +31,8 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   drainGraceMs?: number;
   onOutput?: (chunk: string) => void;
+  /** Default: the best this process can have (util/process-scope.ts). */
+  processScope?: ProcessScopeMechanism;
 }
 
 export type CommandOutcome = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';
@@ -40,10 +45,14 @@ export interface CommandResult {
   stderr: HeadBuffer;
   /** Why the shell could not start (outcome failed-to-start). */
   error?: string;
+  /** What made sure nothing outlived the call. */
+  processScope: ProcessScopeMechanism;
+  /** Processes the sweep had to kill after the call (left the group, or outlived the shell). */
+  sweptProcesses: number;
 }
 
 export interface RunningCommand {
-  /** The shell's pid, which is also its process group id. */
+  /** The spawned process's pid (the shell, or unshare in a PID namespace): the group id. */
   pid: number | undefined;
   result: Promise<CommandResult>;
   /** Stops the group as an abort does; for a consumer that goes away early. */
@@ -62,17 +71,26 @@ const GROUP_POLL_MS = 20;
 export function runCommand(options: RunCommandOptions): RunningCommand {
   const stdout = new HeadBuffer(options.maxOutputChars);
   const stderr = new HeadBuffer(options.maxOutputChars);
+  const scoped = scopeCommand(
+    options.shell,
+    ['-c', options.script],
+    options.env,
+    options.processScope,
+  );
+  const { scope } = scoped;
+  const base = { stdout, stderr, processScope: scope.mechanism, sweptProcesses: 0 };
   if (options.signal.aborted) {
-    const result = { outcome: 'aborted' as const, exitCode: null, stdout, stderr };
+    const result = { ...base, outcome: 'aborted' as const, exitCode: null };
     return { pid: undefined, result: Promise.resolve(result), stop: () => {} };
   }
-  const child = spawn(options.shell, ['-c', options.script], {
+  const child = spawn(scoped.file, scoped.args, {
     cwd: options.cwd,
-    env: options.env,
+    env: scoped.env,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   const pid = child.pid;
+  scope.attach(pid);
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, action: () => void) => {
@@ -90,17 +108,21 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
   let gaveUp = false;
   let closed = false;
   let settle: (result: CommandResult) => void = () => {};
+  let swept = 0;
   const result = new Promise<CommandResult>((resolve) => {
     settle = (value) => {
       for (const timer of timers) clearTimeout(timer);
       options.signal.removeEventListener('abort', onAbort);
-      resolve(value);
+      swept += scope.end();
+      resolve({ ...value, sweptProcesses: swept });
     };
   });
-  const finish = () => settle({ outcome, exitCode, stdout, stderr });
+  const finish = () => settle({ ...base, outcome, exitCode });
 
   const sendKill = () => {
-    if (pid !== undefined) signalGroup(pid, 'SIGKILL');
+    // The whole scope, not only the group: what left it may be what holds the output open.
+    scope.signal('SIGKILL');
+    swept += scope.end();
     later(ABANDON_AFTER_KILL_MS, () => {
       gaveUp = true;
       if (closed) finish();
@@ -114,7 +136,7 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
     if (terminating) return;
     terminating = true;
     if (reason !== 'exited') outcome = reason;
-    if (pid !== undefined) signalGroup(pid, 'SIGTERM');
+    scope.signal('SIGTERM');
     later(killGraceMs, sendKill);
   };
   const onAbort = () => terminate('aborted');
@@ -132,7 +154,7 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
   child.on('error', (error) => {
     if (pid !== undefined) return;
     outcome = 'failed-to-start';
-    settle({ outcome, exitCode: null, stdout, stderr, error: error.message });
+    settle({ ...base, outcome, exitCode: null, error: error.message });
   });
   child.on('exit', (code, signal) => {
     exitCode = code ?? (signal ? 128 + constants.signals[signal] : null);
@@ -143,7 +165,7 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
   // survives SIGTERM gets its SIGKILL first, and one that has just closed its output may need a
   // moment more to finish exiting.
   const finishWhenGroupGone = () => {
-    if (gaveUp || pid === undefined || !groupExists(pid)) finish();
+    if (gaveUp || pid === undefined || !scope.groupRuns()) finish();
     else later(GROUP_POLL_MS, finishWhenGroupGone);
   };
   child.on('close', () => {
@@ -154,41 +176,4 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
   later(options.timeoutMs, () => terminate('timed-out'));
   options.signal.addEventListener('abort', onAbort, { once: true });
   return { pid, result, stop: () => terminate('aborted') };
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: every process of the group has already exited.
-  }
-}
-
-/**
- * Whether a process of the group still runs. Zombies do not count: an orphan is reaped by init,
- * and where init does not reap (some containers) it would otherwise look alive forever.
- */
-function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return false;
-  }
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  return entries.some((entry) => {
-    if (!/^\d+$/.test(entry)) return false;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the parenthesized command name: state, ppid, pgrp, …
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      return Number(pgrp) === pgid && state !== 'Z' && state !== 'X';
-    } catch {
-      return false;
-    }
-  });
 }

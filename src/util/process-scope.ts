@@ -1,0 +1,256 @@
+/**
+ * A process scope: whatever one call starts ends with the call, processes that made a session
+ * or process group of their own (`setsid`, `nohup … &`, a double fork) included.
+ *
+ * Two mechanisms, chosen once per ci-agent process (`processScopeMechanism`):
+ *   - pid-namespace: the command runs in a PID namespace of its own (util-linux `unshare`)
+ *     under a small init, `sh`. When the init ends — the command exited, or the call killed it —
+ *     the kernel kills every process left in the namespace; nothing can leave a PID namespace.
+ *     /proc is mounted anew inside (in a mount namespace that receives the host's mounts but
+ *     keeps its own), so `ps` and `pgrep` see the call's own processes by the pids the call
+ *     knows them by, and nothing outside is visible or can be signalled by pid. Needs
+ *     CAP_SYS_ADMIN: root, outside a container that withholds it. Not covered: what a daemon
+ *     starts on the call's behalf (`docker run`, `systemd-run`): not the call's processes.
+ *
+ * Either way, calls still running when ci-agent exits are ended on its way out
+ * (`endAllOnExit`); only a SIGKILL of ci-agent itself leaves them to run to their own end.
+ *   - process-sweep, everywhere else: a marker in the environment; when the call ends, every
+ *     process started since the call began that carries the marker, is in the call's process
+ *     group, or descends from one of those, is stopped (so it cannot fork any more) and then
+ *     killed, again until a sweep finds no new one. Misses a process that dropped the marker
+ *     from its environment (`env -i`, `sudo`) and also left the group and the process tree
+ *     (setsid after a double fork) before the sweep, and another user's processes.
+ *
+ * An ordinary user could have a PID namespace inside an unprivileged user namespace, but in a
+ * user namespace setuid programs lose their privilege, and `sudo` (how a job on a GitHub-hosted
+ * runner installs things) would stop working; so an ordinary user gets the sweep.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  environHas,
+  groupRuns,
+  listProcesses,
+  readProcess,
+  signalGroup,
+  signalProcess,
+  type ProcessEntry,
+} from './process-table.js';
+
+export type ProcessScopeMechanism = 'pid-namespace' | 'process-sweep';
+
+export interface ScopedCommand {
+  /** What to spawn (detached, so that it leads a process group) instead of the command. */
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  scope: ProcessScope;
+}
+
+/** The environment variable a sweep recognizes the call's processes by. */
+export const SCOPE_MARKER_VARIABLE = 'CI_AGENT_PROCESS_SCOPE';
+/** Set to `process-sweep` in ci-agent's own environment to use the sweep even where root. */
+export const MECHANISM_OVERRIDE_VARIABLE = 'CI_AGENT_PROCESS_SCOPE_MECHANISM';
+/** A sweep that keeps finding new processes (a fork loop) gives up after this many rounds. */
+const MAX_SWEEP_ROUNDS = 20;
+/**
+ * The namespace's init, run by `sh` with the sleep binary and the command as its arguments.
+ *   - The command is not exec'ed (nor is it the last command, which sh would exec): as pid 1 it
+ *     would receive only the signals it has a handler for, and SIGTERM would not reach it.
+ *   - Once the call is being stopped (SIGTERM, which the trap notes), the init outlives the
+ *     command until the rest of the namespace has exited too: what handles SIGTERM gets the
+ *     grace to clean up, and the SIGKILL that ends the grace takes the init, so the namespace.
+ *     Waiting reaps the orphans the init inherits, so exited ones do not count.
+ *   - Its own messages ("Terminated") go nowhere; the command keeps the real stderr (given in
+ *     the subshell: a redirection on a plain command would also cover the init's report).
+ */
+const INIT_SCRIPT = [
+  'trap stopping=1 TERM',
+  'exec 3>&2 2>/dev/null',
+  'sleep_bin=$1',
+  'shift',
+  '(exec "$@" 2>&3 3>&-)',
+  'status=$?',
+  'if [ "${stopping-}" ]; then',
+  '  while set -- /proc/[0-9]*; [ $# -gt 1 ]; do "$sleep_bin" 0.02; done',
+  'fi',
+  'exit $status',
+].join('\n');
+const TOOL_DIRS = ['/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+
+export function scopeCommand(
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string>>,
+  mechanism: ProcessScopeMechanism = processScopeMechanism(),
+): ScopedCommand {
+  const tools = mechanism === 'pid-namespace' ? namespaceTools() : undefined;
+  if (!tools) {
+    const marker = randomUUID();
+    const scope = new ProcessScope('process-sweep', `${SCOPE_MARKER_VARIABLE}=${marker}`);
+    return { file, args: [...args], env: { ...env, [SCOPE_MARKER_VARIABLE]: marker }, scope };
+  }
+  return {
+    file: tools.unshare,
+    args: [...namespacePrefix(tools), file, ...args],
+    env: { ...env },
+    scope: new ProcessScope('pid-namespace', undefined),
+  };
+}
+
+/** Scopes attached and not yet ended: what ci-agent still has to end if it exits first. */
+const live = new Set<ProcessScope>();
+
+/**
+ * ci-agent exiting (a second signal, `process.exit`, an uncaught exception) ends every call
+ * still running; 'exit' handlers run synchronously, and so does all of `end()`. Not covered:
+ * ci-agent killed by SIGKILL.
+ */
+function endAllOnExit(): void {
+  for (const scope of live) {
+    scope.signal('SIGKILL');
+    scope.end();
+  }
+}
+
+export class ProcessScope {
+  private leader: ProcessEntry | undefined;
+
+  constructor(
+    readonly mechanism: ProcessScopeMechanism,
+    private readonly markerEntry: string | undefined,
+  ) {}
+
+  /** Call right after spawning, with the spawned process's pid (its group id too). */
+  attach(pid: number | undefined): void {
+    if (pid === undefined) return;
+    this.leader = readProcess(pid) ?? fallbackEntry(pid);
+    if (live.size === 0) process.once('exit', endAllOnExit);
+    live.add(this);
+  }
+
+  /** Signals the process group: what stayed in it gets a chance to stop on its own. */
+  signal(signal: NodeJS.Signals): void {
+    signalGroup(this.leader?.pid, signal);
+  }
+
+  /** Whether a process of the group still runs. */
+  groupRuns(): boolean {
+    return this.leader !== undefined && groupRuns(this.leader.pid);
+  }
+
+  /**
+   * Kills whatever of the call still runs; safe to call more than once. Returns how many
+   * processes the sweep killed (always 0 for the namespace, where the kernel does it).
+   */
+  end(): number {
+    const leader = this.leader;
+    if (!leader) return 0;
+    live.delete(this);
+    if (live.size === 0) process.removeListener('exit', endAllOnExit);
+    if (this.markerEntry === undefined) {
+      // Once the init is gone the kernel has emptied the namespace; before, killing the group
+      // (unshare and the init among it) does the same.
+      if (readProcess(leader.pid)?.startTicks === leader.startTicks) {
+        signalGroup(leader.pid, 'SIGKILL');
+      }
+      return 0;
+    }
+    return sweep(leader, this.markerEntry);
+  }
+}
+
+function sweep(leader: ProcessEntry, markerEntry: string): number {
+  const stopped = new Map<number, ProcessEntry>();
+  for (let round = 0; round < MAX_SWEEP_ROUNDS; round++) {
+    const found = scoped(listProcesses(), leader, markerEntry).filter((p) => !stopped.has(p.pid));
+    if (found.length === 0) break;
+    for (const entry of found) {
+      signalProcess(entry, 'SIGSTOP');
+      stopped.set(entry.pid, entry);
+    }
+  }
+  for (const entry of stopped.values()) signalProcess(entry, 'SIGKILL');
+  return stopped.size;
+}
+
+/** The call's processes: started since it began, and marked, in its group, or a descendant. */
+function scoped(
+  processes: ProcessEntry[],
+  leader: ProcessEntry,
+  markerEntry: string,
+): ProcessEntry[] {
+  // A process started before the leader cannot be the call's: this is what keeps a reused pid
+  // from being mistaken for one of them.
+  const recent = processes.filter(
+    (p) => !p.zombie && p.pid !== process.pid && p.startTicks >= leader.startTicks,
+  );
+  const mine = new Set<number>();
+  for (const p of recent) {
+    if (p.pgrp === leader.pid || p.pid === leader.pid || environHas(p.pid, markerEntry)) {
+      mine.add(p.pid);
+    }
+  }
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of recent) {
+      if (mine.has(p.pid) || !mine.has(p.ppid)) continue;
+      mine.add(p.pid);
+      grew = true;
+    }
+  }
+  return recent.filter((p) => mine.has(p.pid));
+}
+
+/** When /proc cannot be read the leader is known by its pid alone; nothing to compare with. */
+function fallbackEntry(pid: number): ProcessEntry {
+  return { pid, ppid: process.pid, pgrp: pid, startTicks: 0, zombie: false };
+}
+
+interface NamespaceTools {
+  unshare: string;
+  sleep: string;
+}
+
+function namespacePrefix(tools: NamespaceTools): string[] {
+  return [
+    ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
+    ...['--', '/bin/sh', '-c', INIT_SCRIPT, 'ci-agent-init', tools.sleep],
+  ];
+}
+
+let cachedTools: NamespaceTools | undefined;
+let cachedMechanism: ProcessScopeMechanism | undefined;
+
+/** The mechanism this process uses: a PID namespace where one can be made, else the sweep. */
+export function processScopeMechanism(): ProcessScopeMechanism {
+  cachedMechanism ??= probeMechanism();
+  return cachedMechanism;
+}
+
+function probeMechanism(): ProcessScopeMechanism {
+  if (process.env[MECHANISM_OVERRIDE_VARIABLE] === 'process-sweep') return 'process-sweep';
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'process-sweep';
+  const [unshare, sleep] = ['unshare', 'sleep'].map(findTool);
+  if (!unshare || !sleep || !existsSync('/bin/sh')) return 'process-sweep';
+  const tools = { unshare, sleep };
+  // Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
+  const probe = spawnSync(unshare, [...namespacePrefix(tools), sleep, '0'], {
+    stdio: 'ignore',
+    timeout: 5_000,
+  });
+  if (probe.status !== 0) return 'process-sweep';
+  cachedTools = tools;
+  return 'pid-namespace';
+}
+
+function namespaceTools(): NamespaceTools | undefined {
+  if (processScopeMechanism() !== 'pid-namespace') return undefined;
+  return cachedTools;
+}
+
+function findTool(name: string): string | undefined {
+  return TOOL_DIRS.map((dir) => join(dir, name)).find((path) => existsSync(path));
+}
