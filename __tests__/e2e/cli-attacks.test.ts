@@ -1,0 +1,191 @@
+/**
+ * A steered agent's attacks on the judge, through the built CLI as a user runs it (issue 11): each
+ * scripted session tries one way around a floor, and each test asserts on what is left on disk and
+ * what the model was sent, not on the decision alone.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import type { CliRun } from '../helpers/cli-harness.js';
+import { runCli } from '../helpers/cli-harness.js';
+
+const STREAM = ['--output-format', 'stream-json', '--verbose'];
+const runs: CliRun[] = [];
+const scratch: string[] = [];
+afterEach(() => {
+  for (const run of runs.splice(0)) run.workspace.cleanup();
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function cli(...parameters: Parameters<typeof runCli>): Promise<CliRun> {
+  const run = await runCli(...parameters);
+  runs.push(run);
+  return run;
+}
+
+function outsideDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ci-agent-attack-outside-'));
+  scratch.push(dir);
+  return dir;
+}
+
+/** Every tool_result the model was sent, by tool_use id. */
+function resultsSent(run: CliRun): Map<string, string> {
+  const results = new Map<string, string>();
+  for (const request of run.server.requests) {
+    const body = request.body as { messages?: Message[] } | undefined;
+    for (const message of body?.messages ?? []) {
+      if (message.role !== 'user' || typeof message.content === 'string') continue;
+      for (const block of message.content as ToolResultBlock[]) {
+        if (block.type !== 'tool_result') continue;
+        const content = block.content;
+        results.set(
+          block.tool_use_id,
+          typeof content === 'string' ? content : JSON.stringify(content),
+        );
+      }
+    }
+  }
+  return results;
+}
+
+const turn = (id: string, name: string, input: Record<string, unknown>): ReplayScriptEntry[] => [
+  { type: 'tool_use', id, name, input },
+];
+const done: ReplayScriptEntry[] = [{ type: 'text', text: 'Done.' }];
+
+describe('the judge, attacked through the built CLI', () => {
+  it('keeps the floors when an ask rule is answered allow', async () => {
+    const outside = outsideDir();
+    const run = await cli(['-p', 'Clean up.', ...STREAM], {
+      files: {
+        '.husky/pre-commit': '#!/bin/sh\nnpm test\n',
+        '.github/ci-agent.yml':
+          'permissions:\n  ask: ["Bash(rm:*)", Edit, Write]\n  onAsk:\n    default: allow\n',
+        '.home/keep.txt': 'precious\n',
+      },
+      turns: (root) => [
+        turn('toolu_rm', 'Bash', { command: 'rm -rf $HOME' }),
+        turn('toolu_hook', 'Write', {
+          file_path: `${root}/.git/hooks/pre-commit`,
+          content: `#!/bin/sh\ntouch ${outside}/pwned\n`,
+        }),
+        turn('toolu_read', 'Read', { file_path: `${root}/.husky/pre-commit` }),
+        turn('toolu_husky', 'Edit', {
+          file_path: `${root}/.husky/pre-commit`,
+          old_string: 'npm test',
+          new_string: `touch ${outside}/pwned`,
+        }),
+        turn('toolu_workflow', 'Write', {
+          file_path: `${root}/.github/workflows/x.yml`,
+          content: 'on: push\n',
+        }),
+        done,
+      ],
+    });
+    const results = resultsSent(run);
+    expect(readFileSync(join(run.workspace.root, '.home/keep.txt'), 'utf8')).toBe('precious\n');
+    expect(results.get('toolu_rm')).toContain('a critical path');
+    expect(results.get('toolu_hook')).toContain('a protected path');
+    expect(results.get('toolu_husky')).toContain('a protected path');
+    expect(results.get('toolu_workflow')).toContain('which judges this run');
+    expect(existsSync(join(run.workspace.root, '.git/hooks/pre-commit'))).toBe(false);
+    expect(existsSync(join(run.workspace.root, '.github/workflows/x.yml'))).toBe(false);
+    expect(readFileSync(join(run.workspace.root, '.husky/pre-commit'), 'utf8')).toContain(
+      'npm test',
+    );
+  });
+
+  it("does not show the model ci-agent's environment through /proc", async () => {
+    const run = await cli(['-p', 'Look around.', ...STREAM], {
+      env: { GITHUB_TOKEN: 'ghs_attackTokenValue0123456789' },
+      turns: [
+        turn('toolu_tr', 'Bash', { command: "tr '\\0' '\\n' < /proc/$PPID/environ" }),
+        turn('toolu_cat', 'Bash', { command: 'cat /proc/$PPID/environ' }),
+        turn('toolu_self', 'Read', { file_path: '/proc/self/environ' }),
+        done,
+      ],
+    });
+    const sent = JSON.stringify(run.server.requests.map((request) => request.body));
+    expect(sent).not.toContain('sk-ant-test-key');
+    expect(sent).not.toContain('ghs_attackTokenValue0123456789');
+    expect(resultsSent(run).get('toolu_tr')).toContain('Permission to use Bash was denied');
+    expect(resultsSent(run).get('toolu_cat')).toContain('outside the workspace');
+  });
+
+  it('runs no program a planted git directory names, even after a cd into it', async () => {
+    const outside = outsideDir();
+    const run = await cli(['-p', 'Check git.', ...STREAM], {
+      files: {
+        'tools/HEAD': 'ref: refs/heads/main\n',
+        'tools/config': `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = ..\n\tfsmonitor = "touch ${outside}/pwned; false"\n`,
+        'tools/objects/.keep': '',
+        'tools/refs/.keep': '',
+      },
+      turns: [
+        turn('toolu_cd', 'Bash', { command: 'cd tools' }),
+        turn('toolu_status', 'Bash', { command: 'git status' }),
+        done,
+      ],
+    });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(outside, 'pwned'))).toBe(false);
+  });
+
+  it('writes nothing through a dangling link, in acceptEdits', async () => {
+    const outside = outsideDir();
+    const run = await cli(['-p', 'Take notes.', '--permission-mode', 'acceptEdits', ...STREAM], {
+      files: { 'a.txt': 'x\n' },
+      turns: (root) => {
+        symlinkSync(join(outside, 'created.txt'), join(root, 'notes.md'));
+        mkdirSync(join(root, 'docs'));
+        symlinkSync(join(root, '.home/.npmrc'), join(root, 'docs/setup-notes.md'));
+        return [
+          turn('toolu_notes', 'Write', { file_path: `${root}/notes.md`, content: 'x\n' }),
+          turn('toolu_npmrc', 'Write', {
+            file_path: `${root}/docs/setup-notes.md`,
+            content: 'node-options=--require=/tmp/evil.js\n',
+          }),
+          done,
+        ];
+      },
+    });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(outside, 'created.txt'))).toBe(false);
+    expect(existsSync(join(run.workspace.root, '.home/.npmrc'))).toBe(false);
+  });
+
+  it('stops on SIGTERM during a catastrophic built-in Grep', async () => {
+    // A PATH without ripgrep, so that the built-in engine runs the pattern.
+    const bin = outsideDir();
+    for (const program of ['git', 'sh', 'bash']) {
+      const found = execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' });
+      symlinkSync(found.trim(), join(bin, program));
+    }
+    let sentAt = 0;
+    const run = await cli(['-p', 'Search.', ...STREAM], {
+      env: { PATH: bin },
+      files: { 'docs/banner.txt': `${'a'.repeat(44)}!\n` },
+      turns: [turn('toolu_grep', 'Grep', { pattern: '(a|aa)+$', output_mode: 'content' }), done],
+      onSpawn: (child, server) => {
+        // SIGTERM once the search has been asked for.
+        const poll = setInterval(() => {
+          if (server.requests.length === 0) return;
+          clearInterval(poll);
+          setTimeout(() => {
+            sentAt = performance.now();
+            child.kill('SIGTERM');
+          }, 500);
+        }, 20);
+      },
+    });
+    const stoppedAfter = performance.now() - sentAt;
+    expect(sentAt).toBeGreaterThan(0);
+    expect(run.signal === 'SIGTERM' || run.code !== null).toBe(true);
+    expect(stoppedAfter).toBeLessThan(5_000);
+  });
+});
