@@ -1,13 +1,17 @@
 /**
- * The built-in search's two steps that run what the model and the repository wrote, in a worker
- * thread (search-worker.ts):
+ * The steps of the built-in search and of the Glob tool that run what the model and the
+ * repository wrote, in a worker thread (search-worker.ts):
  * - walk: list the files under the target, with ignore files, the `glob` argument and the type
  *   filter (globs are regular expressions too, and some backtrack, e.g. `*a*a*a*a*a*a*b`);
  * - match: read each listed file, match the model's regular expression, print what ripgrep would
  *   print, posting a message per result so that the main thread keeps whatever was found when it
  *   stops the worker (timeout, abort, or enough lines); the index of the file being searched is
- *   kept in `progress`, so that a stopped search can say where it was.
+ *   kept in `progress`, so that a stopped search can say where it was;
+ * - glob: the Glob tool's listing (glob-listing.ts), posting each directory as its names are
+ *   matched, so that a stopped listing can say where it was.
  */
+import { readdir } from 'node:fs';
+import { glob } from 'tinyglobby';
 import { compileFileType } from './file-types.js';
 import { compileMatcher, countMatches, printGroups, searchText } from './file-search.js';
 import { compileOverrides } from './glob-patterns.js';
@@ -33,7 +37,14 @@ export interface MatchJob {
   progress: SharedArrayBuffer;
 }
 
-export type SearchJob = WalkJob | MatchJob;
+export interface GlobJob {
+  kind: 'glob';
+  /** Absolute; the pattern is matched relative to it. */
+  directory: string;
+  pattern: string;
+}
+
+export type SearchJob = WalkJob | MatchJob | GlobJob;
 
 export type JobMessage =
   | { kind: 'walked'; files: string[]; unreadable: number }
@@ -41,6 +52,8 @@ export type JobMessage =
   | { kind: 'count'; path: string; count: number }
   | { kind: 'lines'; lines: string[] }
   | { kind: 'problem'; problem: 'unreadable' | 'tooLarge' }
+  | { kind: 'globbing'; directory: string }
+  | { kind: 'globbed'; files: string[] }
   | { kind: 'done' }
   | { kind: 'failed'; message: string };
 
@@ -55,6 +68,29 @@ export async function runWalkJob(job: WalkJob, post: (message: JobMessage) => vo
     signal: new AbortController().signal,
   });
   post({ kind: 'walked', files: walk.files, unreadable: walk.unreadable });
+  post({ kind: 'done' });
+}
+
+export async function runGlobJob(job: GlobJob, post: (message: JobMessage) => void) {
+  const files = await glob(job.pattern, {
+    cwd: job.directory,
+    absolute: true,
+    dot: true,
+    onlyFiles: true,
+    expandDirectories: false,
+    followSymbolicLinks: false,
+    ignore: ['**/.git/**'],
+    // The crawler matches a directory's names inside this callback, so the last directory
+    // posted is the one whose names were being matched.
+    fs: {
+      readdir: ((path: string, options: object, callback: (...args: unknown[]) => void) =>
+        readdir(path, options, (...args: unknown[]) => {
+          post({ kind: 'globbing', directory: path });
+          callback(...args);
+        })) as unknown as typeof readdir,
+    },
+  });
+  post({ kind: 'globbed', files });
   post({ kind: 'done' });
 }
 
