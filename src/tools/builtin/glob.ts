@@ -110,10 +110,7 @@ export const defineGlobTool = (timeoutMs: number) =>
       const { directory, pattern } = resolveSearch(input, context);
       const timeout = AbortSignal.timeout(timeoutMs);
       const listing = (await isDirectory(directory))
-        ? await globInWorker(
-            { kind: 'glob', directory, pattern },
-            AbortSignal.any([context.signal, timeout]),
-          )
+        ? await globInWorker({ directory, pattern }, AbortSignal.any([context.signal, timeout]))
         : { files: [] };
       context.signal.throwIfAborted();
       if ('stopped' in listing) {

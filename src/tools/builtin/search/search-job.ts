@@ -7,11 +7,11 @@
  *   print, posting a message per result so that the main thread keeps whatever was found when it
  *   stops the worker (timeout, abort, or enough lines); the index of the file being searched is
  *   kept in `progress`, so that a stopped search can say where it was;
- * - glob: the Glob tool's listing (glob-listing.ts), posting each directory as its names are
- *   matched, so that a stopped listing can say where it was.
+ * - glob: the Glob tool's listing, keeping the directory whose names are being matched in
+ *   `progress`, so that a stopped listing can say where it was.
  */
-import { readdir } from 'node:fs';
-import { glob } from 'tinyglobby';
+import { readdirSync } from 'node:fs';
+import { globSync } from 'tinyglobby';
 import { compileFileType } from './file-types.js';
 import { compileMatcher, countMatches, printGroups, searchText } from './file-search.js';
 import { compileOverrides } from './glob-patterns.js';
@@ -42,6 +42,8 @@ export interface GlobJob {
   /** Absolute; the pattern is matched relative to it. */
   directory: string;
   pattern: string;
+  /** An Int32 byte length, then the UTF-8 bytes of the directory being matched (see below). */
+  progress: SharedArrayBuffer;
 }
 
 export type SearchJob = WalkJob | MatchJob | GlobJob;
@@ -52,7 +54,6 @@ export type JobMessage =
   | { kind: 'count'; path: string; count: number }
   | { kind: 'lines'; lines: string[] }
   | { kind: 'problem'; problem: 'unreadable' | 'tooLarge' }
-  | { kind: 'globbing'; directory: string }
   | { kind: 'globbed'; files: string[] }
   | { kind: 'done' }
   | { kind: 'failed'; message: string };
@@ -71,8 +72,10 @@ export async function runWalkJob(job: WalkJob, post: (message: JobMessage) => vo
   post({ kind: 'done' });
 }
 
-export async function runGlobJob(job: GlobJob, post: (message: JobMessage) => void) {
-  const files = await glob(job.pattern, {
+export function runGlobJob(job: GlobJob, post: (message: JobMessage) => void): void {
+  // Synchronous: the worker has nothing else to do, and a crawl without a callback per
+  // directory is faster.
+  const files = globSync(job.pattern, {
     cwd: job.directory,
     absolute: true,
     dot: true,
@@ -80,18 +83,32 @@ export async function runGlobJob(job: GlobJob, post: (message: JobMessage) => vo
     expandDirectories: false,
     followSymbolicLinks: false,
     ignore: ['**/.git/**'],
-    // The crawler matches a directory's names inside this callback, so the last directory
-    // posted is the one whose names were being matched.
+    // The crawler matches a directory's names as soon as it has read them, so the last
+    // directory read is the one whose names are being matched.
     fs: {
-      readdir: ((path: string, options: object, callback: (...args: unknown[]) => void) =>
-        readdir(path, options, (...args: unknown[]) => {
-          post({ kind: 'globbing', directory: path });
-          callback(...args);
-        })) as unknown as typeof readdir,
+      readdirSync: ((path: string, options: object) => {
+        const entries = readdirSync(path, options as { withFileTypes: true });
+        writeProgress(job.progress, path);
+        return entries;
+      }) as typeof readdirSync,
     },
   });
   post({ kind: 'globbed', files });
   post({ kind: 'done' });
+}
+
+/** A shared buffer, not a message per directory: the main thread reads it only once stopped. */
+export const GLOB_PROGRESS_BYTES = 4 + 4096;
+
+function writeProgress(progress: SharedArrayBuffer, directory: string): void {
+  // Buffer.write stops before a character that does not fit whole.
+  const length = Buffer.from(progress, 4).write(directory, 'utf8');
+  Atomics.store(new Int32Array(progress, 0, 1), 0, length);
+}
+
+export function readProgress(progress: SharedArrayBuffer): string | undefined {
+  const length = Atomics.load(new Int32Array(progress, 0, 1), 0);
+  return length === 0 ? undefined : Buffer.from(progress, 4, length).toString('utf8');
 }
 
 export function runMatchJob(job: MatchJob, post: (message: JobMessage) => void): void {

@@ -14,7 +14,7 @@ port?.on('message', (job: SearchJob) => {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
   try {
     if (job.kind === 'walk') runWalkJob(job, post).catch(fail);
-    else if (job.kind === 'glob') runGlobJob(job, post).catch(fail);
+    else if (job.kind === 'glob') runGlobJob(job, post);
     else runMatchJob(job, post);
   } catch (error) {
     fail(error);

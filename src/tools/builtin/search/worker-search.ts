@@ -8,6 +8,7 @@
  * worker that finished its job waits, idle, for the next one.
  */
 import { Worker } from 'node:worker_threads';
+import { GLOB_PROGRESS_BYTES, readProgress } from './search-job.js';
 import type { GlobJob, JobMessage, SearchJob, WalkJob } from './search-job.js';
 import type { FileCount, SearchQuery, SearchRun } from './types.js';
 import { searchWorkerSource } from './worker-source.js';
@@ -40,15 +41,17 @@ export type GlobListing =
   /** `directory`: the one whose names were being matched, if the crawl had reached any. */
   | { stopped: true; directory: string | undefined };
 
-export async function globInWorker(job: GlobJob, stop: AbortSignal): Promise<GlobListing> {
+export async function globInWorker(
+  job: Omit<GlobJob, 'kind' | 'progress'>,
+  stop: AbortSignal,
+): Promise<GlobListing> {
   let files: string[] = [];
-  let directory: string | undefined;
-  const end = await runJob(job, stop, (message) => {
-    if (message.kind === 'globbing') directory = message.directory;
-    else if (message.kind === 'globbed') files = message.files;
+  const progress = new SharedArrayBuffer(GLOB_PROGRESS_BYTES);
+  const end = await runJob({ kind: 'glob', ...job, progress }, stop, (message) => {
+    if (message.kind === 'globbed') files = message.files;
     return true;
   });
-  return end === 'stopped' ? { stopped: true, directory } : { files };
+  return end === 'stopped' ? { stopped: true, directory: readProgress(progress) } : { files };
 }
 
 export async function searchInWorker(
@@ -155,7 +158,6 @@ function record(
 ): boolean {
   switch (message.kind) {
     case 'walked':
-    case 'globbing':
     case 'globbed':
       return true;
     case 'match':
