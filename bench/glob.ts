@@ -8,7 +8,8 @@
  * 2. 200 Globs of ordinary patterns over this repository (node_modules is a symbolic link, not
  *    followed), interleaved in rounds after a warm-up: the Glob tool, and, with
  *    CI_AGENT_BENCH_BASE_SRC=<src dir of an older tree>, that tree's Glob tool (e.g. the one that
- *    matched on the main thread: `git archive <rev> src | tar -x -C /tmp/base`).
+ *    matched on the main thread: `git archive <rev> src | tar -x -C /tmp/base`, and a symbolic
+ *    link /tmp/base/node_modules to this tree's, so that its imports resolve).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
