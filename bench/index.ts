@@ -7,6 +7,7 @@ import { runCliSessionBench } from './cli-session.js';
 import { runContextBench } from './context.js';
 import { runDecisionBench } from './decision.js';
 import { runDispatchBench } from './dispatch.js';
+import { runGlobBench } from './glob.js';
 import { runGrepBench } from './grep.js';
 import { runGrepBacktrackingBench } from './grep-backtracking.js';
 import { runHooksBench } from './hooks.js';
@@ -23,6 +24,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['decision', runDecisionBench],
   ['grep', runGrepBench],
   ['grep-backtracking', runGrepBacktrackingBench],
+  ['glob', runGlobBench],
   ['read-large', runReadLargeBench],
   ['hooks', runHooksBench],
   ['action-startup', runActionStartupBench],

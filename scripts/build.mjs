@@ -7,6 +7,7 @@
 // unused exports are dropped, and the three entries share chunks instead of each carrying a copy
 // (docs/BENCHMARKS.md, "The action's start-up").
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { build } from 'esbuild';
 
@@ -25,6 +26,8 @@ const searchWorker = await build({
   minify: true,
   legalComments: 'none',
   logLevel: 'warning',
+  // fdir's CommonJS build: its ES module one needs import.meta.url (see worker-source.ts).
+  alias: { fdir: createRequire(import.meta.url).resolve('fdir') },
 });
 const result = await build({
   entryPoints: ['src/index.ts', 'src/cli/index.ts', 'src/demo/index.ts'],

@@ -1,13 +1,17 @@
 /**
- * The built-in search's two steps that run what the model and the repository wrote, in a worker
- * thread (search-worker.ts):
+ * The steps of the built-in search and of the Glob tool that run what the model and the
+ * repository wrote, in a worker thread (search-worker.ts):
  * - walk: list the files under the target, with ignore files, the `glob` argument and the type
  *   filter (globs are regular expressions too, and some backtrack, e.g. `*a*a*a*a*a*a*b`);
  * - match: read each listed file, match the model's regular expression, print what ripgrep would
  *   print, posting a message per result so that the main thread keeps whatever was found when it
  *   stops the worker (timeout, abort, or enough lines); the index of the file being searched is
- *   kept in `progress`, so that a stopped search can say where it was.
+ *   kept in `progress`, so that a stopped search can say where it was;
+ * - glob: the Glob tool's listing, keeping the directory whose names are being matched in
+ *   `progress`, so that a stopped listing can say where it was.
  */
+import { readdirSync } from 'node:fs';
+import { globSync } from 'tinyglobby';
 import { compileFileType } from './file-types.js';
 import { compileMatcher, countMatches, printGroups, searchText } from './file-search.js';
 import { compileOverrides } from './glob-patterns.js';
@@ -33,7 +37,16 @@ export interface MatchJob {
   progress: SharedArrayBuffer;
 }
 
-export type SearchJob = WalkJob | MatchJob;
+export interface GlobJob {
+  kind: 'glob';
+  /** Absolute; the pattern is matched relative to it. */
+  directory: string;
+  pattern: string;
+  /** An Int32 byte length, then the UTF-8 bytes of the directory being matched (see below). */
+  progress: SharedArrayBuffer;
+}
+
+export type SearchJob = WalkJob | MatchJob | GlobJob;
 
 export type JobMessage =
   | { kind: 'walked'; files: string[]; unreadable: number }
@@ -41,6 +54,7 @@ export type JobMessage =
   | { kind: 'count'; path: string; count: number }
   | { kind: 'lines'; lines: string[] }
   | { kind: 'problem'; problem: 'unreadable' | 'tooLarge' }
+  | { kind: 'globbed'; files: string[] }
   | { kind: 'done' }
   | { kind: 'failed'; message: string };
 
@@ -56,6 +70,45 @@ export async function runWalkJob(job: WalkJob, post: (message: JobMessage) => vo
   });
   post({ kind: 'walked', files: walk.files, unreadable: walk.unreadable });
   post({ kind: 'done' });
+}
+
+export function runGlobJob(job: GlobJob, post: (message: JobMessage) => void): void {
+  // Synchronous: the worker has nothing else to do, and a crawl without a callback per
+  // directory is faster.
+  const files = globSync(job.pattern, {
+    cwd: job.directory,
+    absolute: true,
+    dot: true,
+    onlyFiles: true,
+    expandDirectories: false,
+    followSymbolicLinks: false,
+    ignore: ['**/.git/**'],
+    // The crawler matches a directory's names as soon as it has read them, so the last
+    // directory read is the one whose names are being matched.
+    fs: {
+      readdirSync: ((path: string, options: object) => {
+        const entries = readdirSync(path, options as { withFileTypes: true });
+        writeProgress(job.progress, path);
+        return entries;
+      }) as typeof readdirSync,
+    },
+  });
+  post({ kind: 'globbed', files });
+  post({ kind: 'done' });
+}
+
+/** A shared buffer, not a message per directory: the main thread reads it only once stopped. */
+export const GLOB_PROGRESS_BYTES = 4 + 4096;
+
+function writeProgress(progress: SharedArrayBuffer, directory: string): void {
+  // Buffer.write stops before a character that does not fit whole.
+  const length = Buffer.from(progress, 4).write(directory, 'utf8');
+  Atomics.store(new Int32Array(progress, 0, 1), 0, length);
+}
+
+export function readProgress(progress: SharedArrayBuffer): string | undefined {
+  const length = Atomics.load(new Int32Array(progress, 0, 1), 0);
+  return length === 0 ? undefined : Buffer.from(progress, 4, length).toString('utf8');
 }
 
 export function runMatchJob(job: MatchJob, post: (message: JobMessage) => void): void {

@@ -4,7 +4,7 @@
  * when running from source) and started with `eval`, so that the bundle needs no file beside it.
  */
 import { parentPort } from 'node:worker_threads';
-import { runMatchJob, runWalkJob } from './search-job.js';
+import { runGlobJob, runMatchJob, runWalkJob } from './search-job.js';
 import type { JobMessage, SearchJob } from './search-job.js';
 
 const port = parentPort;
@@ -14,6 +14,7 @@ port?.on('message', (job: SearchJob) => {
     post({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
   try {
     if (job.kind === 'walk') runWalkJob(job, post).catch(fail);
+    else if (job.kind === 'glob') runGlobJob(job, post);
     else runMatchJob(job, post);
   } catch (error) {
     fail(error);

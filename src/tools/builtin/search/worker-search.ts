@@ -1,13 +1,15 @@
 /**
- * Runs the built-in search's walk and match steps (search-job.ts) in a worker thread, so that
- * neither the model's regular expression nor a glob ever runs on the main thread: JavaScript's
+ * Runs the built-in search's walk and match steps and the Glob tool's listing (search-job.ts) in
+ * a worker thread, so that neither the model's regular expression nor a glob ever runs on the
+ * main thread: JavaScript's
  * engine backtracks, and a pattern like `(a|aa)+$` on a long line would otherwise hold the event
  * loop (timers, the run's time limit, SIGTERM) for minutes. A timeout, an abort or enough lines
  * terminate the worker, even in the middle of a match; what it had posted by then is kept. A
  * worker that finished its job waits, idle, for the next one.
  */
 import { Worker } from 'node:worker_threads';
-import type { JobMessage, SearchJob, WalkJob } from './search-job.js';
+import { GLOB_PROGRESS_BYTES, readProgress } from './search-job.js';
+import type { GlobJob, JobMessage, SearchJob, WalkJob } from './search-job.js';
 import type { FileCount, SearchQuery, SearchRun } from './types.js';
 import { searchWorkerSource } from './worker-source.js';
 
@@ -32,6 +34,24 @@ export async function walkInWorker(
     return true;
   });
   return end === 'stopped' ? undefined : walked;
+}
+
+export type GlobListing =
+  | { files: string[] }
+  /** `directory`: the one whose names were being matched, if the crawl had reached any. */
+  | { stopped: true; directory: string | undefined };
+
+export async function globInWorker(
+  job: Omit<GlobJob, 'kind' | 'progress'>,
+  stop: AbortSignal,
+): Promise<GlobListing> {
+  let files: string[] = [];
+  const progress = new SharedArrayBuffer(GLOB_PROGRESS_BYTES);
+  const end = await runJob({ kind: 'glob', ...job, progress }, stop, (message) => {
+    if (message.kind === 'globbed') files = message.files;
+    return true;
+  });
+  return end === 'stopped' ? { stopped: true, directory: readProgress(progress) } : { files };
 }
 
 export async function searchInWorker(
@@ -138,6 +158,7 @@ function record(
 ): boolean {
   switch (message.kind) {
     case 'walked':
+    case 'globbed':
       return true;
     case 'match':
       result.paths.push(message.path);
