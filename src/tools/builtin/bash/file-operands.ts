@@ -36,6 +36,7 @@ import { globSync } from 'tinyglobby';
 import { realPathOf } from '../../paths.js';
 import type { FileOperand } from '../../tool.js';
 import { commandFileWords } from './file-commands.js';
+import { tooManyStars } from './glob-limits.js';
 import type { FileAccess, FileWord } from './file-commands.js';
 import { allCommands, parseCommand } from './parse.js';
 import type { ExpansionKind, Redirection, SimpleCommand, Word } from './parse.js';
@@ -202,7 +203,8 @@ function withRealPath(path: string): string[] {
 function expandOnDisk(pattern: string, dot: boolean): string[] {
   const { base, glob } = picomatch.scan(pattern);
   const rest = glob.replaceAll('**', '*');
-  if (rest === '' || rest.split('/').length > MAX_EXPANDED_SEGMENTS) return [];
+  if (rest === '' || rest.split('/').length > MAX_EXPANDED_SEGMENTS || tooManyStars(rest))
+    return [];
   try {
     return globSync(rest, {
       cwd: base === '' ? '/' : base,

@@ -20,6 +20,7 @@
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { realPathOf } from '../../paths.js';
+import { tooManyStars } from './glob-limits.js';
 import type { Word } from './parse.js';
 
 /** The paths a word names, or why it names something that cannot be placed before it runs. */
@@ -98,6 +99,7 @@ function globPlaces(pattern: string, word: Word): WordPlaces {
   if (globbed.some((segment) => segment.startsWith('.') && segmentPattern(segment).test('..')))
     return cannot('a glob that can match ..');
   if (globbed.length > MAX_GLOB_SEGMENTS) return cannot('a glob too deep to check');
+  if (tooManyStars(globbed.join('/'))) return cannot('a glob with too many stars to check');
   const base = segments.slice(0, first).join('/') || '/';
   const matches = expandSegments(base, globbed);
   if (!matches) return cannot('a glob matching too many files');
