@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
-import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import type { ReplayBlock } from '../../src/model/replay-server.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
 
@@ -53,10 +53,10 @@ function resultsSent(run: CliRun): Map<string, string> {
   return results;
 }
 
-const turn = (id: string, name: string, input: Record<string, unknown>): ReplayScriptEntry[] => [
+const turn = (id: string, name: string, input: Record<string, unknown>): ReplayBlock[] => [
   { type: 'tool_use', id, name, input },
 ];
-const done: ReplayScriptEntry[] = [{ type: 'text', text: 'Done.' }];
+const done: ReplayBlock[] = [{ type: 'text', text: 'Done.' }];
 
 describe('the judge, attacked through the built CLI', () => {
   it('keeps the floors when an ask rule is answered allow', async () => {
