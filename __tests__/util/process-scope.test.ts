@@ -132,7 +132,7 @@ describe('scopeCommand', () => {
     const sleep = marker();
     const result = await run(`setsid sleep ${sleep} >/dev/null 2>&1 &`, 'process-sweep');
     expect(result.sweptProcesses).toBe(1);
-    expect(processesWith(sleep)).toEqual([]);
+    expect(await survivorsWith(sleep, 500)).toEqual([]);
   });
 
   it('adds the marker to the environment only for the sweep', () => {
