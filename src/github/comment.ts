@@ -1,5 +1,6 @@
 /**
- * One comment per PR or issue, found again by the hidden marker and updated in place: posted at
+ * One comment per PR or issue, found again by the hidden marker and its author (the token's own
+ * identity) and updated in place: posted at
  * the start ("working", with a link to the run) and replaced by the report at the end. A failure
  * to post never fails the run's work: it is logged and returned, and the report is still in the
  * job summary and the artifact.
@@ -18,7 +19,14 @@ export interface CommentTarget {
 export type CommentOutcome =
   { ok: true; id: number; url: string; created: boolean } | { ok: false; error: string };
 
-/** The id of our comment on the thread, if any (the newest one carrying the marker). */
+/** Who GITHUB_TOKEN (an installation token of the GitHub Actions app) comments as. */
+export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]';
+
+/**
+ * The id of our comment on the thread, if any: the newest one that carries the marker and was
+ * written by the token's own identity. Anyone can post the marker; a comment someone else wrote
+ * is never ours to overwrite (they could edit the report afterwards).
+ */
 export async function findReportComment(
   octokit: Octokit,
   target: CommentTarget,
@@ -32,8 +40,26 @@ export async function findReportComment(
       per_page: 100,
     },
   );
-  const ours = comments.filter((comment) => comment.body?.includes(REPORT_MARKER));
+  const marked = comments.filter((comment) => comment.body?.includes(REPORT_MARKER));
+  if (marked.length === 0) return undefined;
+  const login = (await commenterLogin(octokit)).toLowerCase();
+  const ours = marked.filter((comment) => comment.user?.login.toLowerCase() === login);
   return ours[ours.length - 1]?.id;
+}
+
+/**
+ * Who the token comments as. A user's token can ask (GET /user); an installation token cannot
+ * (403) and comments as its app's bot: GitHub Actions' for GITHUB_TOKEN. Any other app's token is
+ * then taken for GitHub Actions', so its old reports are not found and a new comment is written:
+ * the safe side of not knowing.
+ */
+async function commenterLogin(octokit: Octokit): Promise<string> {
+  try {
+    const { data } = await octokit.request('GET /user');
+    return data.login;
+  } catch {
+    return GITHUB_ACTIONS_LOGIN;
+  }
 }
 
 /** Creates our comment, or updates it when it exists: never a second one. */

@@ -4,10 +4,12 @@ import { actionsRoutes } from './actions.js';
 import { issueRoutes } from './issues.js';
 import { pullRoutes } from './pulls.js';
 import { repoRoutes } from './repos.js';
+import { userRoutes } from './users.js';
 
 export const routes: readonly Route[] = [
   ...issueRoutes,
   ...pullRoutes,
   ...repoRoutes,
   ...actionsRoutes,
+  ...userRoutes,
 ];
