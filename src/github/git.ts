@@ -6,6 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { buildChildEnv } from '../util/child-env.js';
+import { showableDiff, textLineCounts } from './shown-diff.js';
 
 export interface GitIdentity {
   name: string;
@@ -163,23 +164,38 @@ export interface FileChange {
   removed: number;
 }
 
-/** The diff of `from` against the working tree (or `to`), and its per-file counts. */
+/**
+ * The diff of `from` against the working tree (or `to`): as a patch that applies, as a reviewer
+ * is shown it, and its per-file counts.
+ */
 export async function diffSince(
   git: Git,
   from: string,
   to?: string,
-): Promise<{ patch: string; files: FileChange[] }> {
+): Promise<{ patch: string; shown: string; files: FileChange[] }> {
   const range = to ? [from, to] : [from];
-  const [patch, numstat] = await Promise.all([
-    git.run(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--binary', ...range]),
-    git.run(['diff', '--no-ext-diff', '--no-textconv', '--numstat', ...range]),
+  const plain = ['diff', '--no-color', '--no-ext-diff', '--no-textconv'];
+  // `patch` applies (binary files included); `shown` and the counts read every file as text,
+  // whatever the repository's attributes say (shown-diff.ts).
+  const [patch, text, numstat] = await Promise.all([
+    git.run([...plain, '--binary', ...range]),
+    git.run([...plain, '--text', ...range]),
+    git.run([...plain, '--numstat', ...range]),
   ]);
+  // numstat says `-` for a file its attributes call binary, even with --text: such a file is
+  // counted from the text patch, which lists the files in the same order.
+  const counted = textLineCounts(text);
   const files = numstat
     .split('\n')
     .filter(Boolean)
-    .map((line) => {
+    .map((line, index) => {
       const [added, removed, ...path] = line.split('\t');
-      return { path: path.join('\t'), added: Number(added) || 0, removed: Number(removed) || 0 };
+      const fallback = added === '-' ? counted[index] : undefined;
+      return {
+        path: path.join('\t'),
+        added: fallback?.added ?? (Number(added) || 0),
+        removed: fallback?.removed ?? (Number(removed) || 0),
+      };
     });
-  return { patch, files };
+  return { patch, shown: showableDiff(text), files };
 }

@@ -133,6 +133,7 @@ async function work(
   let headline = '';
   let files: FileChange[] = [];
   let patch = '';
+  let shown = '';
   let branch: string | undefined;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
@@ -262,7 +263,7 @@ async function work(
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
 
     commitSha = await commitAll(git, commitMessage(task));
-    ({ patch, files } = await diffSince(git, baseSha, 'HEAD'));
+    ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
     // half-done work is not pushed: the runner kills the job soon after SIGTERM anyway.
@@ -305,7 +306,7 @@ async function work(
         conclusion,
         headline,
         files,
-        diff: patch,
+        diff: shown,
         runUrl: event.runUrl,
         artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
         branch,
