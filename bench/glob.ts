@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { defineGlobTool, globTool } from '../src/tools/builtin/glob.js';
 import { FileStateCache } from '../src/tools/file-state.js';
 import type { ToolContext } from '../src/tools/tool.js';
-import { fmt, median, printTable } from './stats.js';
+import { fmt, median, printTable, withStallWatch } from './stats.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const PATTERNS = ['**/*.ts', 'src/**/*.{ts,json}', '**/*.md', '__tests__/**/glob*', '*.json'];
@@ -45,22 +45,6 @@ async function runGlob(tool: GlobTool, pattern: string, context: ToolContext): P
   while (!step.done) step = await generator.next();
   const block = tool.mapToolResultToToolResultBlockParam(step.value.data, 'bench');
   return typeof block.content === 'string' ? block.content : '';
-}
-
-/** Runs `action` while a 5 ms interval ticks; returns its duration and the longest tick gap. */
-async function withStallWatch(action: () => Promise<unknown>) {
-  let last = performance.now();
-  let longestGap = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestGap = Math.max(longestGap, now - last);
-    last = now;
-  }, 5);
-  const started = performance.now();
-  await action().catch(() => undefined);
-  const ms = performance.now() - started;
-  clearInterval(ticker);
-  return { ms, longestGap: Math.max(longestGap, performance.now() - last) };
 }
 
 async function backtrackingRows(): Promise<Array<Record<string, string>>> {

@@ -24,7 +24,7 @@ import type { SearchQuery } from '../src/tools/builtin/search/types.js';
 import { FileStateCache } from '../src/tools/file-state.js';
 import type { ToolContext } from '../src/tools/tool.js';
 import { runRipgrepDirectly } from './grep.js';
-import { fmt, median, printTable } from './stats.js';
+import { fmt, median, printTable, withStallWatch } from './stats.js';
 
 const RUNS = 7;
 const SRC = fileURLToPath(new URL('../src', import.meta.url));
@@ -45,22 +45,6 @@ function query(root: string, pattern: string): SearchQuery {
     after: 0,
     multiline: false,
   };
-}
-
-/** Runs `action` while a 5 ms interval ticks; returns its duration and the longest tick gap. */
-async function withStallWatch(action: () => Promise<unknown>) {
-  let last = performance.now();
-  let longestGap = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    longestGap = Math.max(longestGap, now - last);
-    last = now;
-  }, 5);
-  const started = performance.now();
-  await action().catch(() => undefined);
-  const ms = performance.now() - started;
-  clearInterval(ticker);
-  return { ms, longestGap: Math.max(longestGap, performance.now() - last) };
 }
 
 async function backtrackingRows(): Promise<Array<Record<string, string>>> {

@@ -1,4 +1,4 @@
-/** Small helpers shared by the benchmarks: medians, percentiles and a table printer. */
+/** Small helpers shared by the benchmarks: medians, percentiles, a table printer, a stall watch. */
 
 export function median(values: readonly number[]): number {
   return percentile(values, 50);
@@ -18,4 +18,20 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
 
 export function fmt(value: number, digits = 3): string {
   return value.toFixed(digits);
+}
+
+/** Runs `action` while a 5 ms interval ticks; returns its duration and the longest tick gap. */
+export async function withStallWatch(action: () => Promise<unknown>) {
+  let last = performance.now();
+  let longestGap = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestGap = Math.max(longestGap, now - last);
+    last = now;
+  }, 5);
+  const started = performance.now();
+  await action().catch(() => undefined);
+  const ms = performance.now() - started;
+  clearInterval(ticker);
+  return { ms, longestGap: Math.max(longestGap, performance.now() - last) };
 }
