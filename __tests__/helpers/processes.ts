@@ -78,3 +78,21 @@ export function killAllWith(argument: string): void {
     }
   }
 }
+
+/**
+ * The sleep markers of one test file: `marker()` hands out a uniqueSleep and remembers it;
+ * `killAll()`, for afterEach, ends whatever a failed test left carrying one.
+ */
+export function sleepMarkers(): { marker: (seconds?: number) => string; killAll: () => void } {
+  const handed: string[] = [];
+  return {
+    marker(seconds) {
+      const argument = uniqueSleep(seconds);
+      handed.push(argument);
+      return argument;
+    },
+    killAll() {
+      for (const argument of handed.splice(0)) killAllWith(argument);
+    },
+  };
+}

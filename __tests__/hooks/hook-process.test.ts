@@ -5,24 +5,18 @@ import { runHookProcess } from '../../src/hooks/hook-process.js';
 import { buildChildEnv } from '../../src/util/child-env.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
-import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
+import { sleepMarkers, survivorsWith } from '../helpers/processes.js';
 
 let workspace: Workspace;
-const sleeps: string[] = [];
+/** `sleep` arguments this file's processes can be found by, and cleaned up by. */
+const { marker, killAll: killMarked } = sleepMarkers();
 beforeEach(() => {
   workspace = makeWorkspace('ci-agent-hook-process-');
 });
 afterEach(() => {
-  for (const argument of sleeps.splice(0)) killAllWith(argument);
+  killMarked();
   workspace.cleanup();
 });
-
-/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
-function marker(seconds?: number): string {
-  const argument = uniqueSleep(seconds);
-  sleeps.push(argument);
-  return argument;
-}
 
 const run = (command: string, overrides: Partial<HookProcessOptions> = {}) =>
   runHookProcess({

@@ -15,25 +15,19 @@ import {
   scopeCommand,
   type ProcessScopeMechanism,
 } from '../../src/util/process-scope.js';
-import { killAllWith, processesWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
+import { killAllWith, processesWith, sleepMarkers, survivorsWith } from '../helpers/processes.js';
 import { makeWorkspace, type Workspace } from '../helpers/tool-harness.js';
 
 let workspace: Workspace;
-const sleeps: string[] = [];
-
-/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
-function marker(): string {
-  const argument = uniqueSleep();
-  sleeps.push(argument);
-  return argument;
-}
+/** `sleep` arguments this file's processes can be found by, and cleaned up by. */
+const { marker, killAll: killMarked } = sleepMarkers();
 
 beforeEach(() => {
   workspace = makeWorkspace('ci-agent-scope-');
 });
 
 afterEach(() => {
-  for (const argument of sleeps.splice(0)) killAllWith(argument);
+  killMarked();
   workspace.cleanup();
 });
 

@@ -5,18 +5,12 @@ import type { BashOutput } from '../../../src/tools/builtin/bash/output.js';
 import type { ToolContext, ToolProgress } from '../../../src/tools/tool.js';
 import { buildChildEnv } from '../../../src/util/child-env.js';
 import { makeContext, makeWorkspace, runTool, type Workspace } from '../../helpers/tool-harness.js';
-import { killAllWith, survivorsWith, uniqueSleep } from '../../helpers/processes.js';
+import { sleepMarkers, survivorsWith } from '../../helpers/processes.js';
 
 let workspace: Workspace;
 let context: ToolContext;
-const sleeps: string[] = [];
-
-/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
-function marker(): string {
-  const argument = uniqueSleep();
-  sleeps.push(argument);
-  return argument;
-}
+/** `sleep` arguments this file's processes can be found by, and cleaned up by. */
+const { marker, killAll: killMarked } = sleepMarkers();
 
 beforeEach(() => {
   workspace = makeWorkspace();
@@ -24,7 +18,7 @@ beforeEach(() => {
 });
 
 afterEach(() => {
-  for (const argument of sleeps.splice(0)) killAllWith(argument);
+  killMarked();
   workspace.cleanup();
 });
 

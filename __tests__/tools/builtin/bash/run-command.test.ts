@@ -5,24 +5,18 @@ import {
 } from '../../../../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../../../../src/util/child-env.js';
 import { makeWorkspace, type Workspace } from '../../../helpers/tool-harness.js';
-import { isAlive, killAllWith, survivorsWith, uniqueSleep } from '../../../helpers/processes.js';
+import { isAlive, sleepMarkers, survivorsWith } from '../../../helpers/processes.js';
 
 let workspace: Workspace;
-const sleeps: string[] = [];
-
-/** A `sleep` argument this test's processes can be found by, and cleaned up by. */
-function marker(): string {
-  const argument = uniqueSleep();
-  sleeps.push(argument);
-  return argument;
-}
+/** `sleep` arguments this file's processes can be found by, and cleaned up by. */
+const { marker, killAll: killMarked } = sleepMarkers();
 
 beforeEach(() => {
   workspace = makeWorkspace();
 });
 
 afterEach(() => {
-  for (const argument of sleeps.splice(0)) killAllWith(argument);
+  killMarked();
   workspace.cleanup();
 });
 
