@@ -11,6 +11,7 @@
  *   5. protected paths (protected-paths.ts), in every mode but bypassPermissions
  *   6. plan mode — any call that could change something
  */
+import { isStandardDevice } from '../tools/builtin/bash/read-paths.js';
 import type { FileOperand } from '../tools/tool.js';
 import { isInside } from '../tools/paths.js';
 import { criticalRemovals } from './critical-paths.js';
@@ -31,8 +32,8 @@ export interface Verdict {
   reason: string;
 }
 
-/** Device files a command may write without writing a file: the null device and the streams. */
-const STREAM_DEVICES = /^\/dev\/(?:null|stdout|stderr|stdin|tty|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
+/** Besides the null device and the standard streams: the terminal and open descriptors, no files. */
+const OTHER_STREAMS = /^\/dev\/(?:tty|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
 
 export function floorVerdict(request: FloorRequest, policy: PermissionPolicy): Verdict | undefined {
   const written = writtenPaths(request);
@@ -76,7 +77,10 @@ function editedPaths(request: RuleTarget): FileOperand[] {
 
 function commandWrites(request: RuleTarget): FileOperand[] {
   return (request.request.fileOperands ?? []).filter(
-    (operand) => operand.access === 'write' && !STREAM_DEVICES.test(operand.path),
+    (operand) =>
+      operand.access === 'write' &&
+      !isStandardDevice(operand.path) &&
+      !OTHER_STREAMS.test(operand.path),
   );
 }
 

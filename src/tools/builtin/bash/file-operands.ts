@@ -37,6 +37,7 @@ import { realPathOf } from '../../paths.js';
 import type { FileOperand } from '../../tool.js';
 import { commandFileWords } from './file-commands.js';
 import { tooManyStars } from './glob-limits.js';
+import { isStandardDevice } from './read-paths.js';
 import type { FileAccess, FileWord } from './file-commands.js';
 import { allCommands, parseCommand } from './parse.js';
 import type { ExpansionKind, Redirection, SimpleCommand, Word } from './parse.js';
@@ -62,7 +63,6 @@ const MAX_DIRECTORIES = 8;
 const MAX_EXPANDED_SEGMENTS = 4;
 const MAX_EXPANDED_FILES = 500;
 const MAX_FALLBACK_WORDS = 1000;
-const STREAM_DEVICES = /^\/dev\/(?:stdin|stdout|stderr|fd\/[0-2])$/;
 const RUN_TIME_EXPANSIONS: ReadonlySet<ExpansionKind> = new Set([
   'parameter',
   'command',
@@ -194,7 +194,7 @@ function resolveWord(
 function withRealPath(path: string): string[] {
   const normalized = posix.normalize(path).replace(/(.)\/+$/, '$1');
   // The standard streams lead to whatever ci-agent's own descriptors are open on, not the command's.
-  if (STREAM_DEVICES.test(normalized)) return [normalized];
+  if (isStandardDevice(normalized)) return [normalized];
   const real = realPathOf(path);
   return real === normalized ? [normalized] : [normalized, real];
 }

@@ -35,6 +35,11 @@ const STANDARD_DEVICES = new Set([
   ...['/dev/stdin', '/dev/stdout', '/dev/stderr'],
   ...['/dev/fd/0', '/dev/fd/1', '/dev/fd/2'],
 ]);
+/** The null device and the standard streams: neither a file read nor a file written. */
+export function isStandardDevice(path: string): boolean {
+  return STANDARD_DEVICES.has(path);
+}
+
 /** Kernel interfaces: process environments and memory, devices, system state. */
 const KERNEL = /^\/(proc|sys|dev)(\/|$)/;
 /** tmpfs under /dev holds ordinary files. */
