@@ -34,25 +34,26 @@ interface Anchors {
 
 export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScripts {
   const fingerprints = new Map<string, string>();
-  /** Per command: the real path each script word named at start. */
-  const named = new Map<string, Map<string, string>>();
+  /** Per command: its words, parsed once, and the real path each script word named at start. */
+  const commands = new Map<string, { words: string[]; named: Map<string, string> }>();
   for (const command of hookCommands(hooks)) {
-    const words = new Map<string, string>();
-    for (const word of scriptWords(command, anchors)) {
+    const words = scriptWords(command, anchors);
+    const named = new Map<string, string>();
+    for (const word of words) {
       const real = existingFile(resolve(anchors.projectDir, word));
       if (real === undefined) continue;
-      words.set(word, real);
+      named.set(word, real);
       fingerprints.set(real, fingerprintOf(real) ?? '');
     }
-    named.set(command, words);
+    commands.set(command, { words, named });
   }
   return {
     paths: [...fingerprints.keys()],
     check(command, cwd) {
-      const atStart = named.get(command) ?? new Map<string, string>();
-      for (const word of scriptWords(command, anchors)) {
+      const known = commands.get(command);
+      for (const word of known?.words ?? scriptWords(command, anchors)) {
         const now = existingFile(resolve(cwd, word));
-        const then = atStart.get(word);
+        const then = known?.named.get(word);
         if (then !== undefined && now !== then) {
           return `its script ${word} now names ${now ?? 'no file'} instead of ${then}, the file it named when the run started`;
         }
