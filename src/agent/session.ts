@@ -119,10 +119,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
   ];
   const deny = options.rules.deny;
-  const hookScripts = findHookScripts(options.hooksConfig ?? {}, {
-    projectDir,
-    homeDir: homedir(),
-  });
+  const anchors = { projectDir, homeDir: homedir() };
+  const hookScripts = findHookScripts(options.hooksConfig ?? {}, anchors);
   const policy: PermissionPolicy = {
     mode: options.permissionMode,
     allow: options.rules.allow,
@@ -188,7 +186,6 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const hooks = hookRunner(() => shell.cwd);
   const ripgrepPath = findRipgrep(options.env.PATH);
   // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
-  const anchors = { projectDir, homeDir: homedir() };
   const isReadDenied = readDeniedPredicate(deny, anchors);
   // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
   const usage = new UsageTracker();
