@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { askBehaviorFor } from '../../src/policy/ask-resolution.js';
+import { askBehaviorFor, decisionOptions } from '../../src/policy/ask-resolution.js';
+import { loadPolicy } from '../../src/policy/load-policy.js';
 import type { AskResolution } from '../../src/policy/types.js';
+import { makeWorkspace } from '../helpers/tool-harness.js';
 
 function resolution(
   defaultBehavior: 'allow' | 'deny',
@@ -37,5 +39,26 @@ describe('askBehaviorFor', () => {
   it('answers with allow when the default is allow and the tool has no entry', () => {
     expect(askBehaviorFor(resolution('allow', { Bash: 'deny' }), 'Write')).toBe('allow');
     expect(askBehaviorFor(resolution('allow', { Bash: 'deny' }), 'Bash')).toBe('deny');
+  });
+});
+
+describe('decisionOptions', () => {
+  it('names the policy file and every file the policy came from, as the session resolves them', async () => {
+    const project = makeWorkspace('ci-agent-decision-options-');
+    try {
+      await project.write('config/ci.yml', 'permissions:\n  onAsk:\n    default: allow\n');
+      await project.write('conf/extra.json', '{"permissions": {"deny": ["Bash(curl:*)"]}}');
+      const policy = await loadPolicy({
+        projectDir: project.root,
+        policyPath: 'config/ci.yml',
+        settingsArgs: ['conf/extra.json', '{"permissions": {"deny": ["Read(/etc/**)"]}}'],
+      });
+      const options = decisionOptions(policy);
+      expect(options).toMatchObject({ askDefault: 'allow', askDefaultSource: 'config/ci.yml' });
+      // The inline JSON has no file to protect; the two files are judges.
+      expect([...options.judgePaths].sort()).toEqual(['conf/extra.json', 'config/ci.yml']);
+    } finally {
+      project.cleanup();
+    }
   });
 });

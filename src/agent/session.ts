@@ -24,7 +24,7 @@ import { builtinTools } from '../tools/builtin/index.js';
 import { findRipgrep } from '../tools/builtin/search/find-ripgrep.js';
 import { webSearchOffer } from '../tools/builtin/web-search.js';
 import { FileStateCache } from '../tools/file-state.js';
-import { realPathOf } from '../tools/paths.js';
+import { expandPath, realPathOf } from '../tools/paths.js';
 import { ToolRegistry } from '../tools/registry.js';
 import type {
   PermissionModeState,
@@ -73,7 +73,8 @@ export interface SessionOptions {
   hooksConfig?: HooksConfig;
   /**
    * The files the policy came from (the policy file, settings files): judges of the run, which
-   * no call may change (permissions/judges.ts). The scripts hooks run are added here.
+   * no call may change (permissions/judges.ts); relative to the project, `~/…` or absolute. The
+   * scripts hooks run are added here.
    */
   judgePaths?: readonly string[];
   /** The policy file that set askDefault/askDefaultByTool, named when an ask is answered allow. */
@@ -133,7 +134,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
       : { askDefaultSource: options.askDefaultSource }),
     workspaceRoots,
     judgePaths: [
-      ...(options.judgePaths ?? []).map((path) => realPathOf(resolve(projectDir, path))),
+      ...(options.judgePaths ?? []).map((path) => realPathOf(expandPath(path, projectDir))),
       ...hookScripts.paths,
     ],
   };

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runSession } from '../agent/session.js';
 import type { HooksConfig } from '../hooks/config.js';
 import { createSecretMasker } from '../log/secret-masker.js';
@@ -22,7 +22,7 @@ import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthrop
 import type { ModelClient } from '../model/model-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { parseRule } from '../permissions/rules.js';
-import { askResolutionSource } from '../policy/ask-resolution.js';
+import { decisionOptions } from '../policy/ask-resolution.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
@@ -118,10 +118,7 @@ export async function main(io: CliIo): Promise<number> {
         ],
         ask: policy.permissions.ask,
       },
-      askDefault: policy.askResolution.default,
-      askDefaultByTool: policy.askResolution.byTool,
-      ...askResolutionSource(policy),
-      judgePaths: policy.sources.map((source) => source.path).filter((path) => isAbsolute(path)),
+      ...decisionOptions(policy),
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
       transcriptPath,

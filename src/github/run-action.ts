@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
@@ -22,7 +22,7 @@ import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
-import { askResolutionSource } from '../policy/ask-resolution.js';
+import { decisionOptions } from '../policy/ask-resolution.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { uploadArtifact } from './artifact-upload.js';
@@ -224,10 +224,7 @@ async function work(
       modelClient: createAnthropicClient({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined }),
       permissionMode: policy.permissions.defaultMode ?? 'default',
       rules: policy.permissions,
-      askDefault: policy.askResolution.default,
-      askDefaultByTool: policy.askResolution.byTool,
-      ...askResolutionSource(policy),
-      judgePaths: policy.sources.map((source) => source.path).filter((path) => isAbsolute(path)),
+      ...decisionOptions(policy),
       additionalDirectories: policy.permissions.additionalDirectories,
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,

@@ -4,6 +4,7 @@
  */
 import { TOOL_ALIASES } from './claude-code-names.js';
 import type { AskBehavior, AskResolution, LoadedPolicy } from './types.js';
+import { INLINE_SETTINGS } from './types.js';
 
 export function askBehaviorFor(resolution: AskResolution, toolName: string): AskBehavior {
   const name = Object.hasOwn(TOOL_ALIASES, toolName)
@@ -16,8 +17,25 @@ export function askBehaviorFor(resolution: AskResolution, toolName: string): Ask
   return resolution.default;
 }
 
-/** The policy file whose `onAsk` answers asks, for a decision to name; none without a policy file. */
-export function askResolutionSource(policy: LoadedPolicy): { askDefaultSource?: string } {
+/**
+ * What a session takes from the loaded policy for its decisions beyond the rules: how asks
+ * resolve, the policy file that says so (named when an ask is answered allow), and the files the
+ * policy came from, which judge the run: as the sources show them (relative to the project, or
+ * `~/…`); a `--settings` JSON string has no file.
+ */
+export function decisionOptions(policy: LoadedPolicy): {
+  askDefault: AskBehavior;
+  askDefaultByTool: Readonly<Record<string, AskBehavior>>;
+  askDefaultSource?: string;
+  judgePaths: string[];
+} {
   const file = policy.sources.find((source) => source.kind === 'policy');
-  return file === undefined ? {} : { askDefaultSource: file.path };
+  return {
+    askDefault: policy.askResolution.default,
+    askDefaultByTool: policy.askResolution.byTool,
+    ...(file === undefined ? {} : { askDefaultSource: file.path }),
+    judgePaths: policy.sources
+      .filter((source) => !(source.kind === 'flag' && source.path === INLINE_SETTINGS))
+      .map((source) => source.path),
+  };
 }

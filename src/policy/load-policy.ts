@@ -19,6 +19,7 @@ import { PolicyError } from './policy-error.js';
 import { parsePolicyFile } from './policy-file.js';
 import { parseSettingsFile } from './settings-file.js';
 import type { LoadedPolicy, PolicyFileLayer, PolicyLayer, SourceText } from './types.js';
+import { INLINE_SETTINGS } from './types.js';
 import { readMcpServerNames } from './mcp-server-names.js';
 
 /** Reads a file as UTF-8; resolves to undefined when it does not exist. */
@@ -85,7 +86,7 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   const inline: SourceText[] = [];
   for (const value of options.settingsArgs ?? []) {
     if (value.trimStart().startsWith('{')) {
-      inline.push({ kind: 'flag', path: '--settings', text: value, anchorDir: cwd });
+      inline.push({ kind: 'flag', path: INLINE_SETTINGS, text: value, anchorDir: cwd });
     } else {
       const path = resolve(cwd, value);
       files.push({ path, kind: 'flag', anchorDir: dirname(path), requiredBy: '--settings' });

@@ -13,6 +13,9 @@ import type { PermissionMode, PermissionRule } from '../permissions/types.js';
 export const SOURCE_KINDS = ['policy', 'flag', 'local', 'project', 'user'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
+/** The source path of a `--settings` value that is JSON rather than a file. */
+export const INLINE_SETTINGS = '--settings';
+
 /** The text of one file (or `--settings` JSON string) to parse; the core never reads the disk. */
 export interface SourceText {
   kind: SourceKind;
