@@ -89,6 +89,10 @@ export type AgentEvent =
       /** The category: `rate_limit`, `server_error`, `connection_error`, … */
       error: string;
       message: string;
+      /** Where the request went (absent for a client that does not say). */
+      url?: string;
+      /** What failed, in the lower layer's words: `connect ECONNREFUSED 127.0.0.1:8080`. */
+      cause?: string;
     }
   /**
    * A response cut off after some of its tool_use blocks were complete: not retried (those tools

@@ -113,6 +113,8 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
               status: error.status,
               error: retryErrorCategory(error),
               message: error.message,
+              url: error.url,
+              cause: error.detail ?? error.message,
             }),
         });
   const budget = new BudgetGuard(options.maxBudgetUsd);

@@ -14,7 +14,7 @@
  *   ends, before its turn's `user` line, so a killed run still shows which calls finished;
  * - `api_retry`: Claude Code's line for a model request about to be retried (`attempt`,
  *   `max_retries`, `retry_delay_ms`, `error_status`, `error` as a category) plus our
- *   `error_message`;
+ *   `error_message`, `error_cause` (`connect ECONNREFUSED 127.0.0.1:8080`) and `request_url`;
  * - `api_partial_response`: a response cut off after tool_use blocks were complete, kept instead
  *   of retried (those tools may have started): the message id, `kept_blocks`, `tool_use_ids`.
  *
@@ -184,6 +184,8 @@ export class StreamJsonMapper {
             error_status: event.status ?? null,
             error: event.error,
             error_message: event.message,
+            error_cause: event.cause ?? event.message,
+            request_url: event.url ?? null,
             ...base(),
           },
         ];

@@ -55,25 +55,52 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
   const caching = options.promptCaching ?? true;
-  return { stream: (request) => streamMessage(sdk, request, caching) };
+  const url = messagesUrl(options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL);
+  return { stream: (request) => streamMessage(sdk, request, caching, url) };
+}
+
+/** Where the SDK sends a Messages request for this base URL (it joins them the same way). */
+function messagesUrl(baseURL: string): string {
+  return `${baseURL.replace(/\/+$/, '')}/v1/messages`;
 }
 
 /**
  * The options the CLI and the action build from their environment: `ANTHROPIC_API_KEY` and the
- * optional `ANTHROPIC_BASE_URL` (a proxy or gateway). Empty values count as unset.
+ * optional `ANTHROPIC_BASE_URL` (a proxy or gateway). Empty values count as unset; a base URL
+ * that is not an http(s) URL throws (anthropicBaseUrlFromEnv).
  */
 export function anthropicOptionsFromEnv(
   env: Readonly<Record<string, string | undefined>>,
 ): AnthropicClientOptions {
   const apiKey = env['ANTHROPIC_API_KEY']?.trim() ?? '';
-  const baseURL = env['ANTHROPIC_BASE_URL']?.trim() ?? '';
-  return baseURL === '' ? { apiKey } : { apiKey, baseURL };
+  const baseURL = anthropicBaseUrlFromEnv(env);
+  return baseURL === undefined ? { apiKey } : { apiKey, baseURL };
+}
+
+/**
+ * `ANTHROPIC_BASE_URL`, checked before the run starts: a typo there would otherwise surface as a
+ * connection error after the first request, far from the variable that caused it.
+ */
+export function anthropicBaseUrlFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const value = env['ANTHROPIC_BASE_URL']?.trim() ?? '';
+  if (value === '') return undefined;
+  const url = URL.parse(value);
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    throw new ModelError(
+      `ANTHROPIC_BASE_URL: expected an http(s) URL such as ${DEFAULT_ANTHROPIC_BASE_URL}, got ${JSON.stringify(value)}`,
+      { kind: 'invalid-request', retryable: false },
+    );
+  }
+  return value;
 }
 
 async function* streamMessage(
   sdk: MessagesClient,
   request: ModelRequest,
   caching: boolean,
+  url: string,
 ): AsyncGenerator<ModelStreamEvent> {
   const { signal } = request;
   const accumulator = new MessageAccumulator();
@@ -87,11 +114,11 @@ async function* streamMessage(
   } catch (error) {
     // A connection that breaks after message_stop has still delivered the whole message.
     if (accumulator.complete) return;
-    throw toModelError(error, signal);
+    throw toModelError(error, signal, url);
   }
   // The SDK ends the iteration quietly when the signal aborts, so an early end needs a second look.
   if (signal?.aborted === true) throw abortedError(signal.reason);
-  if (!accumulator.complete) throw droppedStreamError();
+  if (!accumulator.complete) throw droppedStreamError(undefined, url);
 }
 
 export function toRequestBody(request: ModelRequest): MessageCreateParamsStreaming {

@@ -5,7 +5,7 @@
  */
 
 import { APIConnectionError, APIError, APIUserAbortError } from './anthropic-sdk.js';
-import { ModelError, parseRetryAfter } from './model-client.js';
+import { isUnreachable, ModelError, parseRetryAfter } from './model-client.js';
 import type { ModelErrorKind } from './model-client.js';
 
 const RETRYABLE_ERROR_TYPES = new Set([
@@ -23,31 +23,35 @@ export function abortedError(cause?: unknown): ModelError {
   });
 }
 
-export function droppedStreamError(cause?: unknown): ModelError {
+export function droppedStreamError(cause?: unknown, url?: string): ModelError {
   const reason = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
+  const networkCode = codeInChain(cause);
   return new ModelError(
     `The model response stream ended before the message was complete${reason}.`,
     {
       kind: 'stream-dropped',
       retryable: true,
+      detail:
+        cause === undefined ? 'the stream ended before message_stop' : innermostMessage(cause),
+      ...(url === undefined ? {} : { url }),
+      ...(networkCode === undefined ? {} : { networkCode }),
       cause,
     },
   );
 }
 
-export function toModelError(error: unknown, signal: AbortSignal | undefined): ModelError {
+/** `url`: where the request went, named in the messages (and the retry lines built from them). */
+export function toModelError(
+  error: unknown,
+  signal: AbortSignal | undefined,
+  url?: string,
+): ModelError {
   if (error instanceof ModelError) return error;
   if (signal?.aborted === true || error instanceof APIUserAbortError)
     return abortedError(signal?.reason ?? error);
-  if (error instanceof APIConnectionError) {
-    return new ModelError(`Could not reach the Anthropic API: ${error.message}`, {
-      kind: 'connection',
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (isApiError(error)) return fromApiError(error);
-  if (isBrokenConnection(error)) return droppedStreamError(error);
+  if (error instanceof APIConnectionError) return connectionError(error, url);
+  if (isApiError(error)) return fromApiError(error, url);
+  if (isBrokenConnection(error)) return droppedStreamError(error, url);
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model request failed: ${message}`, {
     kind: 'unknown',
@@ -61,7 +65,39 @@ function isApiError(error: unknown): error is APIError {
   return error instanceof APIError;
 }
 
-function fromApiError(error: APIError): ModelError {
+/**
+ * No response at all. Node's fetch nests the socket's error (`connect ECONNREFUSED …`) two causes
+ * down, under "Connection error." and "fetch failed": the message names that one and the URL.
+ */
+function connectionError(error: APIConnectionError, url: string | undefined): ModelError {
+  const detail = innermostMessage(error);
+  const networkCode = codeInChain(error);
+  const where = url === undefined ? '' : ` at ${url}`;
+  const common = {
+    kind: 'connection' as const,
+    detail,
+    ...(url === undefined ? {} : { url }),
+    ...(networkCode === undefined ? {} : { networkCode }),
+    cause: error,
+  };
+  // fetch refuses some ports outright (https://fetch.spec.whatwg.org/#port-blocking): asking
+  // again cannot help, and the fix is the URL.
+  if (detail === 'bad port') {
+    return new ModelError(
+      `Could not reach the Anthropic API${where}: fetch never connects to this port (a blocked "bad port", https://fetch.spec.whatwg.org/#port-blocking). Use another port in ANTHROPIC_BASE_URL.`,
+      { ...common, retryable: false },
+    );
+  }
+  const hint = isUnreachable(networkCode)
+    ? ' Check ANTHROPIC_BASE_URL and that the runner can reach that host.'
+    : '';
+  return new ModelError(`Could not reach the Anthropic API${where} (${detail}).${hint}`, {
+    ...common,
+    retryable: true,
+  });
+}
+
+function fromApiError(error: APIError, url: string | undefined): ModelError {
   const status = error.status;
   const errorType = error.type ?? undefined;
   const detail = describe(error);
@@ -69,6 +105,8 @@ function fromApiError(error: APIError): ModelError {
     ...(status === undefined ? {} : { status }),
     ...(errorType === undefined ? {} : { errorType }),
     ...(error.requestID ? { requestId: error.requestID } : {}),
+    detail,
+    ...(url === undefined ? {} : { url }),
     cause: error,
   };
 
@@ -141,6 +179,33 @@ const BROKEN_CONNECTION_CODES = new Set([
   'UND_ERR_CLOSED',
   'UND_ERR_BODY_TIMEOUT',
 ]);
+
+/** The first network error code along the cause chain (an AggregateError: its first error's). */
+function codeInChain(error: unknown): string | undefined {
+  for (const link of causeChain(error)) {
+    const code = errorCode(link);
+    if (code !== undefined) return code;
+  }
+  return undefined;
+}
+
+/** The message of the deepest error along the cause chain that has one. */
+function innermostMessage(error: unknown): string {
+  let message = error instanceof Error ? error.message : String(error);
+  for (const link of causeChain(error)) if (link.message !== '') message = link.message;
+  return message;
+}
+
+/** `error`, its cause, their cause, …, stepping into an AggregateError's first error. */
+function causeChain(error: unknown): Error[] {
+  const chain: Error[] = [];
+  let link: unknown = error;
+  while (link instanceof Error && chain.length < 8 && !chain.includes(link)) {
+    chain.push(link);
+    link = link instanceof AggregateError && link.errors.length > 0 ? link.errors[0] : link.cause;
+  }
+  return chain;
+}
 
 function errorCode(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || !('code' in value)) return undefined;

@@ -70,6 +70,15 @@ export interface ModelErrorOptions {
   errorType?: string;
   retryAfterMs?: number;
   requestId?: string;
+  /** The URL the request went to, for messages that say where the failure was. */
+  url?: string;
+  /**
+   * What went wrong, in the lower layer's words: `connect ECONNREFUSED 127.0.0.1:8080`,
+   * `529 overloaded_error: Overloaded`. The message around it says what it means.
+   */
+  detail?: string;
+  /** The network error code (`ECONNREFUSED`, `ENOTFOUND`, `ECONNRESET`, …), when there is one. */
+  networkCode?: string;
   cause?: unknown;
 }
 
@@ -82,6 +91,9 @@ export class ModelError extends Error {
   declare readonly errorType?: string;
   declare readonly retryAfterMs?: number;
   declare readonly requestId?: string;
+  declare readonly url?: string;
+  declare readonly detail?: string;
+  declare readonly networkCode?: string;
 
   constructor(message: string, options: ModelErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -91,7 +103,20 @@ export class ModelError extends Error {
     if (options.errorType !== undefined) this.errorType = options.errorType;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.requestId !== undefined) this.requestId = options.requestId;
+    if (options.url !== undefined) this.url = options.url;
+    if (options.detail !== undefined) this.detail = options.detail;
+    if (options.networkCode !== undefined) this.networkCode = options.networkCode;
   }
+}
+
+/**
+ * Codes that mean no connection could be made at all (nothing listens, no such host, no route):
+ * the retry policy gives these few retries (retry-policy.ts `maxUnreachableRetries`).
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+export function isUnreachable(networkCode: string | undefined): boolean {
+  return networkCode !== undefined && UNREACHABLE_CODES.has(networkCode);
 }
 
 export function isModelError(error: unknown): error is ModelError {

@@ -21,6 +21,7 @@ import {
   DEFAULT_RETRY_POLICY,
   refusalToRetry,
   retryDelayMs,
+  retryLimit,
   stalledStreamError,
 } from './retry-policy.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -28,6 +29,7 @@ import type { RetryPolicy } from './retry-policy.js';
 export interface RetryNotice {
   /** 1-based number of the retry about to be made. */
   attempt: number;
+  /** The retries this failure gets in all (fewer for a connection that cannot be made). */
   maxRetries: number;
   delayMs: number;
   error: ModelError;
@@ -71,7 +73,7 @@ async function* streamWithRetries(
       const refusal = refusalToRetry(error, retries, policy);
       if (refusal !== undefined) throw refusal;
       const delayMs = retryDelayMs(error, retries + 1, policy, () => clock.random());
-      onRetry?.({ attempt: retries + 1, maxRetries: policy.maxRetries, delayMs, error });
+      onRetry?.({ attempt: retries + 1, maxRetries: retryLimit(error, policy), delayMs, error });
       try {
         await clock.sleep(delayMs, request.signal);
       } catch {
