@@ -96,32 +96,17 @@ describe('OutputRenderer', () => {
       expect(writes).toEqual(['All done.\n']);
     });
 
-    it('writes the max-turns error as Claude Code does', () => {
-      const { writes } = render('text', false, {
-        subtype: 'error_max_turns',
-        isError: true,
-        errors: ['Reached max turns (3)'],
-      });
-      expect(writes).toEqual(['Error: Reached max turns (3)\n']);
-    });
-
-    it('joins the errors of a failed run', () => {
-      const { writes } = render('text', false, {
-        subtype: 'error_during_execution',
-        isError: true,
-        errors: ['model overloaded', 'gave up'],
-      });
-      expect(writes).toEqual(['Error: model overloaded; gave up\n']);
-    });
-
-    it('says the run failed when it has no error to show', () => {
-      const { writes } = render('text', false, {
-        subtype: 'error_during_execution',
-        isError: true,
-        errors: [],
-      });
-      expect(writes).toEqual(['Error: execution failed\n']);
-    });
+    it.each([
+      ['error_max_turns', ['Reached max turns (3)']],
+      ['error_during_execution', ['model overloaded', 'gave up']],
+      ['error_during_execution', []],
+    ] as const)(
+      'writes nothing on stdout for an %s result: errors go to stderr',
+      (subtype, errors) => {
+        const { writes } = render('text', false, { subtype, isError: true, errors: [...errors] });
+        expect(writes).toEqual([]);
+      },
+    );
 
     it('masks a secret in the final answer', () => {
       const key = 'sk-ant-api03-do-not-print';

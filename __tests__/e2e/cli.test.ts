@@ -223,7 +223,8 @@ describe('ci-agent -p (built CLI)', () => {
     ]);
     const run = await cli(['-p', 'loop', '--max-turns', '2'], { turns });
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe('Error: Reached max turns (2)\n');
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('ci-agent: error (error_max_turns): Reached max turns (2)\n');
     expect(run.server.requests).toHaveLength(2);
   });
 

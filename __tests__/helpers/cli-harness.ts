@@ -15,7 +15,11 @@ import { startReplayServer } from '../../src/model/replay-server.js';
 import type { Workspace } from './tool-harness.js';
 import { makeWorkspace } from './tool-harness.js';
 
-export const CLI_PATH = resolve(import.meta.dirname, '../../dist/cli/index.js');
+/** CI_AGENT_DIST: a build of the working tree elsewhere (as scripts/build.mjs takes it). */
+export const CLI_PATH = resolve(
+  process.env.CI_AGENT_DIST ?? resolve(import.meta.dirname, '../../dist'),
+  'cli/index.js',
+);
 
 export interface CliRun {
   code: number | null;

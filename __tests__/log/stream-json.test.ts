@@ -19,6 +19,21 @@ function mapAll(events: AgentEvent[], mapper = new StreamJsonMapper({ version: '
   return events.flatMap((event) => mapper.map(event));
 }
 
+/** The lines of call events, once the assistant message that made those calls is out. */
+function mapCalls(
+  ids: string[],
+  events: AgentEvent[],
+  mapper = new StreamJsonMapper({ version: '9.9.9' }),
+) {
+  mapper.map(
+    assistantMessage(
+      '',
+      ids.map((id) => [id, 'Bash', {}]),
+    ),
+  );
+  return mapAll(events, mapper);
+}
+
 const kinds = (lines: StreamJsonLine[]) =>
   lines.map((line) => [line.type, line.subtype].filter(Boolean).join('/'));
 
@@ -100,7 +115,10 @@ describe('StreamJsonMapper', () => {
   });
 
   it('writes each permission decision with its source, rules and reason', () => {
-    const [line] = mapAll([permissionDecision('toolu_2', 'Bash', 'deny', 'rm is not allowed')]);
+    const [line] = mapCalls(
+      ['toolu_2'],
+      [permissionDecision('toolu_2', 'Bash', 'deny', 'rm is not allowed')],
+    );
     expect(line).toMatchObject({
       type: 'system',
       subtype: 'permission_decision',
@@ -115,7 +133,7 @@ describe('StreamJsonMapper', () => {
   });
 
   it('writes each hook run with Claude Code’s fields and our record', () => {
-    const [line] = mapAll([hookRun('no rm here', 'toolu_2')]);
+    const [line] = mapCalls(['toolu_2'], [hookRun('no rm here', 'toolu_2')]);
     expect(line).toMatchObject({
       type: 'system',
       subtype: 'hook_response',
@@ -134,10 +152,13 @@ describe('StreamJsonMapper', () => {
 
   describe('when a call ends', () => {
     it('writes its stage, rounded duration, outcome, decision and result size', () => {
-      const lines = mapAll([
-        permissionDecision('toolu_1', 'Read', 'allow'),
-        toolResult('toolu_1', 'hello', { durationMs: 41.6 }),
-      ]);
+      const lines = mapCalls(
+        ['toolu_1'],
+        [
+          permissionDecision('toolu_1', 'Read', 'allow'),
+          toolResult('toolu_1', 'hello', { durationMs: 41.6 }),
+        ],
+      );
       expect(lines[1]).toMatchObject({
         type: 'system',
         subtype: 'tool_call_end',
@@ -152,34 +173,44 @@ describe('StreamJsonMapper', () => {
     });
 
     it('reports a denied call as an error with the deny decision', () => {
-      const lines = mapAll([
-        permissionDecision('toolu_2', 'Bash', 'deny'),
-        toolResult('toolu_2', 'denied', { isError: true, stage: 'permission' }),
-      ]);
+      const lines = mapCalls(
+        ['toolu_2'],
+        [
+          permissionDecision('toolu_2', 'Bash', 'deny'),
+          toolResult('toolu_2', 'denied', { isError: true, stage: 'permission' }),
+        ],
+      );
       expect(lines[1]).toMatchObject({ stage: 'permission', is_error: true, decision: 'deny' });
     });
 
     it('reports no decision for a call that ended before one', () => {
-      const [line] = mapAll([
-        toolResult('toolu_3', 'bad input', { isError: true, stage: 'schema' }),
-      ]);
+      const [line] = mapCalls(
+        ['toolu_3'],
+        [toolResult('toolu_3', 'bad input', { isError: true, stage: 'schema' })],
+      );
       expect(line).toMatchObject({ stage: 'schema', is_error: true, decision: null });
     });
 
     it('counts only the text of a result with images', () => {
       const event = toolResult('toolu_4', '');
-      const lines = mapAll([
-        {
-          ...event,
-          result: {
-            ...event.result,
-            content: [
-              { type: 'text', text: 'abc' },
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } },
-            ],
+      const lines = mapCalls(
+        ['toolu_4'],
+        [
+          {
+            ...event,
+            result: {
+              ...event.result,
+              content: [
+                { type: 'text', text: 'abc' },
+                {
+                  type: 'image',
+                  source: { type: 'base64', media_type: 'image/png', data: 'AAAA' },
+                },
+              ],
+            },
           },
-        },
-      ]);
+        ],
+      );
       expect(lines[0]?.result_chars).toBe(3);
     });
   });
@@ -235,7 +266,9 @@ describe('StreamJsonMapper', () => {
       ['result errors', resultEvent({ subtype: 'error_during_execution', errors: [KEY] })],
       ['init cwd', { ...sessionStart, cwd: `/tmp/${TOKEN}` }],
     ])('masks a secret in the %s', (_label, event) => {
-      const lines = mapper().map(event);
+      const masking = mapper();
+      masking.map(assistantMessage('', [['toolu_1', 'Bash', {}]]));
+      const lines = masking.map(event);
       const text = JSON.stringify(lines);
       expect(lines.length).toBeGreaterThan(0);
       expect(text).toContain('***');
@@ -244,7 +277,9 @@ describe('StreamJsonMapper', () => {
     });
 
     it('masks the call-end line too', () => {
-      const [line] = mapper().map({ ...toolResult('toolu_1', 'x'), toolName: `T${TOKEN}` });
+      const masking = mapper();
+      masking.map(assistantMessage('', [['toolu_1', 'Bash', {}]]));
+      const [line] = masking.map({ ...toolResult('toolu_1', 'x'), toolName: `T${TOKEN}` });
       expect(line?.tool_name).toBe('T***');
     });
   });

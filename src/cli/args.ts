@@ -38,6 +38,53 @@ export interface CliSettings {
   strictMcpConfig: boolean;
 }
 
+/** Every exit code the CLI ends with (cli/main.ts, cli/index.ts), as --help lists them. */
+export const EXIT_CODES: readonly (readonly [number, string])[] = [
+  [0, 'the run finished (also --help, --version)'],
+  [
+    1,
+    'a usage or setup error (flags, policy or settings file, API key, ANTHROPIC_BASE_URL), or a run that ended in an error (model API, max turns, budget, time limit, a hook)',
+  ],
+  [130, 'stopped by SIGINT'],
+  [143, 'stopped by SIGTERM'],
+];
+
+/** The environment variables the CLI reads itself (not those it passes to tools). */
+export const ENVIRONMENT: readonly (readonly [string, string])[] = [
+  ['ANTHROPIC_API_KEY', 'the Anthropic API key (required)'],
+  ['ANTHROPIC_BASE_URL', 'another Messages API endpoint, e.g. a gateway (http(s) URL)'],
+  ['ANTHROPIC_MODEL', 'the model when --model is not given'],
+  ['ANTHROPIC_SMALL_FAST_MODEL', 'the model for side queries such as WebFetch (default: haiku)'],
+  ['HOME', 'where ~/.claude/settings.json is read from'],
+  ['RUNNER_TEMP', 'where the temporary transcript goes (default: the system temp directory)'],
+  [
+    'CI_AGENT_PROCESS_SCOPE_MECHANISM',
+    '"process-sweep": end what each Bash call starts by sweeping the process table (docs/POLICY.md)',
+  ],
+];
+
+function helpEpilogue(): string {
+  const width = Math.max(...ENVIRONMENT.map(([name]) => name.length));
+  return [
+    '',
+    'Output:',
+    '  stdout carries only the output of --output-format (text: the final result; nothing when',
+    '  the run fails). Denials, model API retries and errors go to stderr as they happen; with',
+    '  --verbose in text mode, each turn too (the text, each tool call, its decision and result).',
+    '',
+    'Environment variables:',
+    ...ENVIRONMENT.map(([name, what]) => `  ${name.padEnd(width)}  ${what}`),
+    '',
+    'Exit codes:',
+    ...EXIT_CODES.map(([code, what]) => `  ${String(code).padEnd(3)}  ${what}`),
+    '',
+    'Examples:',
+    '  ci-agent -p "fix the failing test in tests/test_api.py" --allowedTools "Bash(npm test:*)" Edit',
+    '  echo "why does CI fail?" | ci-agent --output-format stream-json --verbose --max-turns 5 > run.jsonl',
+    '',
+  ].join('\n');
+}
+
 /** A usage mistake: printed as one line with a non-zero exit. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -54,7 +101,11 @@ export function buildProgram(version: string): Command {
         .choices(OUTPUT_FORMATS)
         .default('text'),
     )
-    .option('--verbose', 'full turn-by-turn output (required for stream-json)', false)
+    .option(
+      '--verbose',
+      'turn-by-turn output: on stderr in text mode, every message in json (required for stream-json)',
+      false,
+    )
     .addOption(
       new Option(
         '--permission-mode <mode>',
@@ -94,6 +145,7 @@ export function buildProgram(version: string): Command {
       'only the --mcp-config servers (not .mcp.json or the policy file)',
       false,
     )
+    .addHelpText('after', helpEpilogue())
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
     .allowExcessArguments(false);

@@ -1,12 +1,14 @@
 /**
  * `ci-agent -p PROMPT`: the engine on the command line. The one place the CLI turns failures
- * into an exit code: usage and setup errors print one line on stderr and exit 1; a run that
- * ends in an error result exits 1; SIGINT/SIGTERM stop the run (tools and their process groups
- * are aborted) and exit 130/143 after the result is written.
+ * into an exit code (EXIT_CODES in args.ts, listed by --help): usage and setup errors print one
+ * line on stderr and exit 1; a run that ends in an error result says so on stderr and exits 1;
+ * SIGINT/SIGTERM stop the run (tools and their process groups are aborted) and exit 130/143
+ * after the result is written.
  *
- * Every line the run produces goes, masked, to stdout (in the chosen format), to the tool log
- * (`--log-file`) and, when a hook could read it, to the transcript (`--transcript-file`, else a
- * temp file removed when the run ends) as it happens.
+ * Every line the run produces goes, masked, to stdout (in the chosen format), to stderr as it
+ * happens when it is a denial, a retry or an error (all of it with --verbose in text mode:
+ * stderr-reporter.ts), to the tool log (`--log-file`) and, when a hook could read it, to the
+ * transcript (`--transcript-file`, else a temp file removed when the run ends).
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
 import type { CliSettings } from './args.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
+import { StderrReporter } from './stderr-reporter.js';
 
 export interface CliIo {
   argv: readonly string[];
@@ -67,7 +70,13 @@ export async function main(io: CliIo): Promise<number> {
 
   let modelClient = io.modelClient;
   if (!modelClient) {
-    const options = anthropicOptionsFromEnv(io.env);
+    let options;
+    try {
+      options = anthropicOptionsFromEnv(io.env);
+    } catch (error) {
+      stderr(`Error: ${errorMessage(error)}\n`);
+      return 1;
+    }
     if (!options.apiKey) {
       stderr(
         'Error: ANTHROPIC_API_KEY is not set: export your Anthropic API key (and ANTHROPIC_BASE_URL for another endpoint)\n',
@@ -78,6 +87,10 @@ export async function main(io: CliIo): Promise<number> {
   }
 
   const renderer = new OutputRenderer(settings.outputFormat, settings.verbose, io.stdout);
+  const reporter = new StderrReporter({
+    turns: settings.verbose && settings.outputFormat === 'text',
+    write: io.stderr,
+  });
   const sessionId = randomUUID();
   const files: NdjsonFile[] = [];
   let temporaryTranscript: string | undefined;
@@ -130,7 +143,11 @@ export async function main(io: CliIo): Promise<number> {
       timeoutMs: limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,
       appendSystemPrompt: settings.appendSystemPrompt,
       env: io.env,
-      events: streamJsonSink(mapper, [renderer.accept, ...files.map((file) => file.write)]),
+      events: streamJsonSink(mapper, [
+        renderer.accept,
+        reporter.accept,
+        ...files.map((file) => file.write),
+      ]),
       signal: io.signal,
       sessionId,
       mcp: {

@@ -1,6 +1,7 @@
 /**
  * The CLI's stdout in the `claude -p` output formats (CC-COMPAT §4), on top of the stream-json
- * lines (log/stream-json.ts) the tool log is made of too: text prints the final result; json
+ * lines (log/stream-json.ts) the tool log is made of too: text prints the final result, and
+ * nothing when the run ended in an error (that goes to stderr: stderr-reporter.ts); json
  * prints the result message (with --verbose, the array of all messages); stream-json prints
  * each line as it comes. Lines arrive masked, so stdout never shows a known secret.
  */
@@ -28,17 +29,8 @@ export class OutputRenderer {
   private finish(result: StreamJsonLine): void {
     if (this.format === 'json') {
       this.write(`${JSON.stringify(this.verbose ? this.collected : result)}\n`);
-    } else if (this.format === 'text') {
-      this.write(`${textResult(result)}\n`);
+    } else if (this.format === 'text' && result.subtype === 'success') {
+      this.write(`${typeof result.result === 'string' ? result.result : ''}\n`);
     }
   }
-}
-
-function textResult(result: StreamJsonLine): string {
-  if (result.subtype === 'success') return typeof result.result === 'string' ? result.result : '';
-  const errors = Array.isArray(result.errors)
-    ? result.errors.filter((error): error is string => typeof error === 'string')
-    : [];
-  if (result.subtype === 'error_max_turns') return `Error: ${errors[0] ?? 'Reached max turns'}`;
-  return `Error: ${errors.join('; ') || 'execution failed'}`;
 }

@@ -18,6 +18,12 @@
  * - `api_partial_response`: a response cut off after tool_use blocks were complete, kept instead
  *   of retried (those tools may have started): the message id, `kept_blocks`, `tool_use_ids`.
  *
+ * A call's lines (`permission_decision`, its `hook_response`s, `tool_call_end`) follow the
+ * `assistant` line of the message that made the call. Tools start while their message still
+ * streams, so these events often come first: the mapper holds them until that message's line is
+ * out (the `result` line lets out anything still held, e.g. of a response that was cut off). A
+ * subagent's lines wait likewise for the line of the Agent call that started it.
+ *
  * A subagent's lines (the Agent tool) are the same lines with `parent_tool_use_id` set to the
  * Agent call's id, as Claude Code writes them; instead of its own `system/init` and `result`
  * they are framed by our `subagent_start` (`agent_id`, `agent_type`, `model`, `tools`) and
@@ -50,6 +56,10 @@ export class StreamJsonMapper {
   private readonly decisions = new Map<string, 'allow' | 'deny'>();
   /** The init line's `mcp_servers`: known once the servers started, before the run begins. */
   private mcpServers: readonly { name: string; status: string }[] = [];
+  /** tool_use ids whose assistant line is out: their calls' lines pass straight through. */
+  private readonly shownCalls = new Set<string>();
+  /** Lines waiting for the assistant line of a call, by its tool_use id, in arrival order. */
+  private readonly held = new Map<string, HeldLines[]>();
 
   constructor(private readonly options: StreamJsonMapperOptions) {}
 
@@ -58,11 +68,48 @@ export class StreamJsonMapper {
     this.mcpServers = servers.map(({ name, status }) => ({ name, status }));
   }
 
-  /** The lines one event becomes (often none), masked. */
+  /**
+   * The lines that are due after this event (often none), masked: its own, unless they wait for
+   * the assistant line of their call, and those of earlier events that waited for this one.
+   */
   map(event: AgentEvent): StreamJsonLine[] {
-    const lines = this.linesOf(event);
     const masker = this.options.masker;
-    return masker ? lines.map((line) => masker.maskJson(line)) : lines;
+    const lines = this.linesOf(event);
+    const item: HeldLines = {
+      lines: masker ? lines.map((line) => masker.maskJson(line)) : lines,
+      waitsFor: callsBehind(event),
+      shows: callsMadeBy(event),
+    };
+    const out: StreamJsonLine[] = [];
+    if (event.type === 'result') this.releaseAll(out);
+    this.route(item, out);
+    return out;
+  }
+
+  /** Out now, or held under the first call it waits for whose assistant line is not out yet. */
+  private route(item: HeldLines, out: StreamJsonLine[]): void {
+    const waiting = item.waitsFor.find((id) => !this.shownCalls.has(id));
+    if (waiting !== undefined) {
+      const queue = this.held.get(waiting) ?? [];
+      queue.push(item);
+      this.held.set(waiting, queue);
+      return;
+    }
+    out.push(...item.lines);
+    for (const id of item.shows) {
+      this.shownCalls.add(id);
+      const queue = this.held.get(id);
+      this.held.delete(id);
+      for (const next of queue ?? []) this.route(next, out);
+    }
+  }
+
+  /** The run ended: whatever still waits goes out, in the order it came. */
+  private releaseAll(out: StreamJsonLine[]): void {
+    while (this.held.size > 0) {
+      const [id] = this.held.keys();
+      this.route({ lines: [], waitsFor: [], shows: [id!] }, out);
+    }
   }
 
   private linesOf(event: AgentEvent): StreamJsonLine[] {
@@ -219,6 +266,36 @@ export class StreamJsonMapper {
 }
 
 type SubagentEvent = Extract<AgentEvent, { type: 'subagent-event' }>;
+
+interface HeldLines {
+  lines: StreamJsonLine[];
+  /** The calls whose assistant lines must be out first, outermost first. */
+  waitsFor: string[];
+  /** The calls whose assistant line this is. */
+  shows: string[];
+}
+
+/** The calls an event's lines belong to: its own, under the Agent call of its subagent. */
+function callsBehind(event: AgentEvent): string[] {
+  switch (event.type) {
+    case 'permission-decision':
+    case 'tool-result':
+      return [event.toolUseId];
+    case 'hook-run':
+      return event.toolUseId === undefined ? [] : [event.toolUseId];
+    case 'subagent-event':
+      return [event.parentToolUseId, ...callsBehind(event.event)];
+    default:
+      return [];
+  }
+}
+
+/** The tool_use ids of an assistant message (a subagent's too). */
+function callsMadeBy(event: AgentEvent): string[] {
+  if (event.type === 'subagent-event') return callsMadeBy(event.event);
+  if (event.type !== 'assistant-message') return [];
+  return event.message.content.flatMap((block) => (block.type === 'tool_use' ? [block.id] : []));
+}
 
 /** A subagent's event as lines: framed by start and end, the rest under the parent call. */
 function subagentFrame(
