@@ -63,6 +63,99 @@ describe('StreamJsonMapper', () => {
     }
   });
 
+  describe("when a call's events come before the message that made it (tools start while it streams)", () => {
+    const ids = (lines: StreamJsonLine[]) =>
+      lines.map((line) =>
+        [
+          [line.type, line.subtype].filter(Boolean).join('/'),
+          line.tool_use_id ?? line.parent_tool_use_id ?? '',
+        ]
+          .join(' ')
+          .trim(),
+      );
+
+    it('holds the call’s lines until its assistant line is out, then writes them in order', () => {
+      const mapper = new StreamJsonMapper({ version: '1' });
+      const early = [
+        permissionDecision('toolu_1', 'Bash', 'deny'),
+        hookRun('no', 'toolu_1'),
+        toolResult('toolu_1', 'denied', { isError: true, stage: 'permission' }),
+      ].flatMap((event) => mapper.map(event));
+      expect(early).toEqual([]);
+      const lines = [
+        assistantMessage('Deleting.', [['toolu_1', 'Bash', { command: 'rm x' }]]),
+        toolResultsMessage(['toolu_1', 'denied']),
+      ].flatMap((event) => mapper.map(event));
+      expect(ids(lines)).toEqual([
+        'assistant',
+        'system/permission_decision toolu_1',
+        'system/hook_response toolu_1',
+        'system/tool_call_end toolu_1',
+        'user',
+      ]);
+    });
+
+    it('lets through at once the lines of a call whose message is out, and holds the next message’s', () => {
+      const lines = mapAll([
+        assistantMessage('One.', [['toolu_1', 'Read', {}]]),
+        permissionDecision('toolu_1', 'Read', 'allow'),
+        permissionDecision('toolu_2', 'Read', 'allow'),
+        toolResult('toolu_1', 'a'),
+        { ...assistantMessage('Two.', [['toolu_2', 'Read', {}]]), messageId: 'msg_2' },
+        toolResult('toolu_2', 'b'),
+      ]);
+      expect(ids(lines)).toEqual([
+        'assistant',
+        'system/permission_decision toolu_1',
+        'system/tool_call_end toolu_1',
+        'assistant',
+        'system/permission_decision toolu_2',
+        'system/tool_call_end toolu_2',
+      ]);
+    });
+
+    it('holds a subagent’s lines until the Agent call is out, and its calls until its own message is', () => {
+      const sub = (event: AgentEvent): AgentEvent => ({
+        type: 'subagent-event',
+        parentToolUseId: 'toolu_agent',
+        agentId: 'agent-1',
+        agentType: 'Explore',
+        event,
+      });
+      const lines = mapAll([
+        sub(sessionStart),
+        sub(permissionDecision('toolu_inner', 'Read', 'allow')),
+        sub(assistantMessage('Looking.', [['toolu_inner', 'Read', {}]])),
+        sub(toolResult('toolu_inner', 'x')),
+        assistantMessage('Delegating.', [['toolu_agent', 'Agent', {}]]),
+        sub(resultEvent()),
+      ]);
+      expect(ids(lines)).toEqual([
+        'assistant',
+        'system/subagent_start toolu_agent',
+        'assistant toolu_agent',
+        'system/permission_decision toolu_inner',
+        'system/tool_call_end toolu_inner',
+        'system/subagent_end toolu_agent',
+      ]);
+    });
+
+    it('writes what still waits before the result line, so nothing is lost', () => {
+      const lines = mapAll([
+        sessionStart,
+        permissionDecision('toolu_cut', 'Read', 'allow'),
+        toolResult('toolu_cut', 'x'),
+        resultEvent(),
+      ]);
+      expect(ids(lines)).toEqual([
+        'system/init',
+        'system/permission_decision toolu_cut',
+        'system/tool_call_end toolu_cut',
+        'result/success',
+      ]);
+    });
+  });
+
   it('writes system/init with the tools, model, mode and our version', () => {
     const [init] = mapAll([sessionStart]);
     expect(init).toMatchObject({
