@@ -22,7 +22,11 @@ import type { ReplayServerOptions, ReplayServer } from '../../src/model/replay-s
 import { startReplayServer } from '../../src/model/replay-server.js';
 import { runnerEnvironment } from '../github/webhook-examples.js';
 
-export const ACTION = resolve(import.meta.dirname, '../../dist/index.js');
+/** CI_AGENT_DIST: a build of the working tree elsewhere (as scripts/build.mjs takes it). */
+export const ACTION = resolve(
+  process.env.CI_AGENT_DIST ?? resolve(import.meta.dirname, '../../dist'),
+  'index.js',
+);
 export const OWNER = 'Codertocat';
 export const REPO = 'Hello-World';
 export const FULL_NAME = `${OWNER}/${REPO}`;

@@ -65,14 +65,11 @@ describe('StreamJsonMapper', () => {
 
   describe("when a call's events come before the message that made it (tools start while it streams)", () => {
     const ids = (lines: StreamJsonLine[]) =>
-      lines.map((line) =>
-        [
-          [line.type, line.subtype].filter(Boolean).join('/'),
-          line.tool_use_id ?? line.parent_tool_use_id ?? '',
-        ]
-          .join(' ')
-          .trim(),
-      );
+      lines.map((line) => {
+        const call = line.tool_use_id ?? line.parent_tool_use_id;
+        const kind = [line.type, line.subtype].filter(Boolean).join('/');
+        return typeof call === 'string' ? `${kind} ${call}` : kind;
+      });
 
     it('holds the call’s lines until its assistant line is out, then writes them in order', () => {
       const mapper = new StreamJsonMapper({ version: '1' });

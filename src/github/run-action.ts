@@ -20,7 +20,8 @@ import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
-import { createAnthropicClient } from '../model/anthropic-client.js';
+import { anthropicBaseUrlFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
+import { retryLine } from '../model/retry-policy.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { secretValues } from '../util/child-env.js';
@@ -92,6 +93,8 @@ export async function runAction(
       'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
     );
   }
+  // A malformed ANTHROPIC_BASE_URL fails here, naming the variable, before any comment or run.
+  anthropicBaseUrlFromEnv(env);
   return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands, early);
 }
 
@@ -221,7 +224,7 @@ async function work(
       cwd: workspace,
       environment,
       model: resolveModelAlias(inputs.model ?? DEFAULT_MODEL),
-      modelClient: createAnthropicClient({ apiKey, baseURL: env.ANTHROPIC_BASE_URL || undefined }),
+      modelClient: createAnthropicClient({ apiKey, baseURL: anthropicBaseUrlFromEnv(env) }),
       permissionMode: policy.permissions.defaultMode ?? 'default',
       rules: policy.permissions,
       ...decisionOptions(policy),
@@ -239,6 +242,9 @@ async function work(
       events: (agentEvent) => {
         lines(agentEvent);
         collector.handle(agentEvent);
+        // Each model API retry shows in the step log as it happens, with the cause and the URL.
+        const retry = agentEvent.type === 'subagent-event' ? agentEvent.event : agentEvent;
+        if (retry.type === 'api-retry') commands.info(masker.mask(`ci-agent: ${retryLine(retry)}`));
       },
       signal,
       workspaceReady,
