@@ -85,6 +85,16 @@ describe('ci-agent in text mode', () => {
     );
   });
 
+  it('in json mode keeps the result object on stdout and says the error on stderr too', async () => {
+    const turns = [1, 2].map((index) => [
+      { type: 'tool_use' as const, id: `toolu_${index}`, name: 'Glob', input: { pattern: '*' } },
+    ]);
+    const run = await cli(['-p', 'loop', '--max-turns', '1', '--output-format', 'json'], { turns });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ subtype: 'error_max_turns', is_error: true });
+    expect(run.stderr).toBe('ci-agent: error (error_max_turns): Reached max turns (1)\n');
+  });
+
   it('with --verbose, tells each turn, each call with its decision and how it ended on stderr', async () => {
     const run = await cli(['-p', 'look', '--verbose'], {
       files: { 'a.txt': 'hello\n' },
