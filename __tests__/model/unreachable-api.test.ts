@@ -12,10 +12,10 @@ import {
   anthropicOptionsFromEnv,
   createAnthropicClient,
 } from '../../src/model/anthropic-client.js';
-import type { ModelError } from '../../src/model/model-client.js';
 import { startReplayServer } from '../../src/model/replay-server.js';
 import type { ReplayServer } from '../../src/model/replay-server.js';
-import { retryLine } from '../../src/model/retry-policy.js';
+import { ModelError } from '../../src/model/model-client.js';
+import { DEFAULT_RETRY_POLICY, retryLimit, retryLine } from '../../src/model/retry-policy.js';
 import { withRetries } from '../../src/model/retrying-client.js';
 import type { RetryNotice } from '../../src/model/retrying-client.js';
 import { ManualClock } from '../helpers/manual-clock.js';
@@ -139,6 +139,25 @@ describe('an unreachable model API', () => {
     expect(error.message).toContain('http://127.0.0.1:9/v1/messages');
     expect(error.message).toContain('"bad port"');
     expect(error.message).toContain('ANTHROPIC_BASE_URL');
+  });
+});
+
+describe('retryLimit', () => {
+  const connection = (networkCode: string) =>
+    new ModelError('x', { kind: 'connection', retryable: true, networkCode });
+
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH'])(
+    'gives a connection that cannot be made (%s) 3 retries',
+    (code) => expect(retryLimit(connection(code), DEFAULT_RETRY_POLICY)).toBe(3),
+  );
+
+  it.each(['ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'])('gives %s the full 10', (code) =>
+    expect(retryLimit(connection(code), DEFAULT_RETRY_POLICY)).toBe(10),
+  );
+
+  it('never gives more than maxRetries', () => {
+    const policy = { ...DEFAULT_RETRY_POLICY, maxRetries: 1 };
+    expect(retryLimit(connection('ECONNREFUSED'), policy)).toBe(1);
   });
 });
 
