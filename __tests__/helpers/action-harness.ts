@@ -22,7 +22,10 @@ import type { ReplayServerOptions, ReplayServer } from '../../src/model/replay-s
 import { startReplayServer } from '../../src/model/replay-server.js';
 import { runnerEnvironment } from '../github/webhook-examples.js';
 
-export const ACTION = resolve(import.meta.dirname, '../../dist/index.js');
+/** CI_AGENT_ACTION: a build elsewhere (CI_AGENT_DIST=… node scripts/build.mjs), for a work tree. */
+export const ACTION = process.env.CI_AGENT_ACTION
+  ? resolve(process.env.CI_AGENT_ACTION)
+  : resolve(import.meta.dirname, '../../dist/index.js');
 export const OWNER = 'Codertocat';
 export const REPO = 'Hello-World';
 export const FULL_NAME = `${OWNER}/${REPO}`;
@@ -40,6 +43,8 @@ export interface ActionSetup {
   faults?: GitHubFault[];
   permission?: 'write' | 'read';
   actor?: string;
+  /** The repository setting "Allow GitHub Actions to create and approve pull requests". */
+  actionsCanCreatePullRequests?: boolean;
 }
 
 export interface ActionHarness {
@@ -65,6 +70,9 @@ export async function startActionHarness(setup: ActionSetup): Promise<ActionHarn
           name: REPO,
           origin: origin.bare,
           permissions: { [actor]: setup.permission ?? 'write' },
+          ...(setup.actionsCanCreatePullRequests === undefined
+            ? {}
+            : { actionsCanCreatePullRequests: setup.actionsCanCreatePullRequests }),
         },
       ],
       ...setup.seed,

@@ -25,7 +25,7 @@ import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
-import { uploadArtifact } from './artifact-upload.js';
+import { artifactFiles, uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
 import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
 import type { CheckoutState } from './checkout-state.js';
@@ -49,7 +49,14 @@ import { renderReport } from './report-markdown.js';
 import type { Conclusion } from './report-markdown.js';
 import type { Task } from './task.js';
 import { buildTaskPrompt } from './task-prompt.js';
-import { fetchPullRequest, pullRequestOfTask } from './pull-request.js';
+import {
+  fetchPullRequest,
+  openPullRequest,
+  pullRequestOfTask,
+  pullRequestText,
+} from './pull-request.js';
+import { heldBackCiChanges } from './push-plan.js';
+import { PolicyError } from '../policy/policy-error.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 
@@ -135,6 +142,12 @@ async function work(
   let patch = '';
   let shown = '';
   let branch: string | undefined;
+  /** The branch once it is on GitHub: only then is it in the outputs and the report. */
+  let pushed: string | undefined;
+  const warnings: string[] = [];
+  /** Problems shown as written, in a code block (a bad policy file's). */
+  let errorDetails: string | undefined;
+  let started = true;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
@@ -270,16 +283,44 @@ async function work(
           headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
         }
       : judge(task, result, files.length > 0));
-    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
+    const heldBack =
+      commitSha && branch && !pr?.isFork && conclusion !== 'cancelled'
+        ? await heldBackCiChanges(
+            git,
+            { from: baseSha, to: commitSha },
+            { policyInput: inputs.policy, push: policy.push },
+          )
+        : undefined;
+    if (heldBack) {
+      if (conclusion === 'success') conclusion = 'failed';
+      headline += `; ${heldBack.headline}`;
+      warnings.push(heldBack.detail);
+      commands.warning(masker.mask(heldBack.detail));
+    } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
         await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
-        if (pr === undefined) {
-          prNumber = await openPullRequest(octokit, event, task, branch, result);
-          headline += `; pull request #${prNumber} is ready for review`;
-        }
+        pushed = branch;
       } catch (error) {
         conclusion = 'failed';
         headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+      }
+      if (pushed && pr === undefined) {
+        const opened = await openPullRequest(octokit, {
+          owner: event.owner,
+          repo: event.repo,
+          serverUrl: event.serverUrl,
+          branch: pushed,
+          base: task.kind === 'issue' ? task.base : task.defaultBranch,
+          ...pullRequestText(task, event, result.result),
+        });
+        if (opened.ok) {
+          prNumber = opened.number;
+          headline += `; pull request #${prNumber} is ready for review`;
+        } else {
+          conclusion = 'failed';
+          headline = opened.headline;
+          warnings.push(opened.detail);
+        }
       }
     } else if (commitSha && pr?.isFork) {
       headline +=
@@ -289,6 +330,13 @@ async function work(
   } catch (error) {
     conclusion = signal?.aborted ? 'cancelled' : 'failed';
     headline = `the run ${signal?.aborted ? 'was stopped' : 'failed'}: ${errorMessage(error)}`;
+    if (error instanceof PolicyError && result === undefined) {
+      // The problems are many lines, each naming file, line and field: a code block, not a headline.
+      const files = [...new Set(error.issues.map((issue) => issue.file))].join(', ');
+      headline = `the policy is not valid (${files}): the run did not start`;
+      errorDetails = error.message;
+      started = false;
+    }
     return await finish();
   } finally {
     log.close();
@@ -306,12 +354,15 @@ async function work(
         diff: shown,
         runUrl: event.runUrl,
         artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
-        branch,
+        branch: pushed,
         prNumber,
         commitSha,
         partial:
-          conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass'),
-        ...(gitControlNote && { warnings: [gitControlNote] }),
+          started &&
+          (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
+        warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+        ...(errorDetails !== undefined && { errorDetails }),
+        artifactFiles: artifactFiles(paths, [paths.report]),
       },
       { mask: (text) => masker.mask(text) },
     );
@@ -330,7 +381,7 @@ async function work(
       await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
     }
     commands.setOutput('conclusion', conclusion);
-    commands.setOutput('branch', branch ?? '');
+    commands.setOutput('branch', pushed ?? '');
     commands.setOutput('pr-number', prNumber ?? '');
     commands.setOutput('commit-sha', commitSha ?? '');
     commands.setOutput('comment-url', commentUrl ?? '');
@@ -407,30 +458,6 @@ async function prepareBranch(
 /** The branch a task that is not on a pull request works on, from HEAD. */
 function newBranchName(task: Task, event: GitHubEvent): string {
   return task.kind === 'issue' ? task.branch : `ci-agent/run-${event.runId}`;
-}
-
-async function openPullRequest(
-  octokit: GitHubClient,
-  event: GitHubEvent,
-  task: Task,
-  branch: string,
-  result: RunResult,
-): Promise<number> {
-  const base = task.kind === 'issue' ? task.base : task.defaultBranch;
-  const title =
-    task.kind === 'issue'
-      ? `Fix #${task.issueNumber}: ${task.title}`
-      : `ci-agent: run ${event.runId}`;
-  const closes = task.kind === 'issue' ? `Closes #${task.issueNumber}.\n\n` : '';
-  const { data } = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
-    owner: event.owner,
-    repo: event.repo,
-    head: branch,
-    base,
-    title: title.slice(0, 250),
-    body: `${closes}${result.result.slice(0, 10_000)}\n\n---\nOpened by ci-agent from [this run](${event.runUrl}).`,
-  });
-  return data.number;
 }
 
 function commentTarget(task: Task, event: GitHubEvent): CommentTarget | undefined {
