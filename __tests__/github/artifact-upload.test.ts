@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { uploadArtifact } from '../../src/github/artifact-upload.js';
+import { artifactFiles, uploadArtifact } from '../../src/github/artifact-upload.js';
 import { createWorkflowCommands } from '../../src/github/workflow-commands.js';
 import { startArtifactService } from '../../src/github-server/index.js';
 import type { ArtifactFault, ArtifactService } from '../../src/github-server/index.js';
@@ -70,6 +70,18 @@ describe('uploadArtifact', () => {
       expect(artifact?.files).toEqual(
         Object.fromEntries(Object.values(RUN_FILES).map(([file, content]) => [file, content])),
       );
+    });
+
+    it('uploads the files that exist when the run ended before its transcript and patch', async () => {
+      const fake = await runnerWithService();
+      await rm(paths.transcript!);
+      await rm(paths.diff!);
+      await upload();
+      expect(warnings()).toEqual([]);
+      expect(Object.keys(fake.artifacts[0]?.files ?? {}).sort()).toEqual([
+        'report.md',
+        'tool-log.jsonl',
+      ]);
     });
 
     it('reports the zip size and sha256 the service checks the blob against', async () => {
@@ -166,5 +178,17 @@ describe('uploadArtifact', () => {
       await upload();
       expect(warnings()[0]).toContain(`the files are in ${dir}`);
     });
+  });
+});
+
+describe('artifactFiles', () => {
+  it('names the files that exist, and those still to be written', async () => {
+    await rm(paths.transcript!);
+    await rm(paths.report!);
+    expect(artifactFiles(paths, [paths.report!])).toEqual([
+      'tool-log.jsonl',
+      'changes.patch',
+      'report.md',
+    ]);
   });
 });
