@@ -19,19 +19,23 @@ describe('renderReport, for an outcome the run reports', () => {
   it('shows the problems as written, in a fence no line of them can close', async () => {
     const problems =
       '.github/ci-agent.yml:2:10: permissions.allow: expected a list, got "```</details>"\n.github/ci-agent.yml:3:1: hooks: unknown key';
-    const text = await renderReport(new ReportCollector().report, {
-      ...CONTEXT,
-      errorDetails: problems,
-    });
+    const text = await Promise.resolve(
+      renderReport(new ReportCollector().report, {
+        ...CONTEXT,
+        errorDetails: problems,
+      }),
+    );
     expect(text).toContain(`\`\`\`\`text\n${problems}\n\`\`\`\`\n`);
     expect(text.indexOf('````text')).toBeGreaterThan(text.indexOf('the run did not start'));
   });
 
   it('names the files the artifact holds', async () => {
-    const text = await renderReport(new ReportCollector().report, {
-      ...CONTEXT,
-      artifactFiles: ['tool-log.jsonl', 'report.md'],
-    });
+    const text = await Promise.resolve(
+      renderReport(new ReportCollector().report, {
+        ...CONTEXT,
+        artifactFiles: ['tool-log.jsonl', 'report.md'],
+      }),
+    );
     expect(text).toContain('the `ci-agent-log` artifact: tool-log.jsonl, report.md');
     expect(text).not.toContain('transcript');
   });

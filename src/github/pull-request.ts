@@ -4,6 +4,7 @@
  * Pull request events carry this in their payload; a `/ci-agent` comment on a pull request only
  * links to it, so the API is asked.
  */
+import { errorMessage } from '../util/errors.js';
 import type { Octokit } from './authorization.js';
 import type { Task } from './task.js';
 
@@ -113,8 +114,9 @@ function requestFailure(error: unknown): { status: number | undefined; message: 
     response?: { data?: { message?: unknown } };
   } | null;
   const status = typeof failure?.status === 'number' ? failure.status : undefined;
-  const message = failure?.response?.data?.message ?? failure?.message ?? String(error);
-  return { status, message: String(message) };
+  const given = failure?.response?.data?.message;
+  const message = typeof given === 'string' ? given : errorMessage(error);
+  return { status, message };
 }
 
 /** A request written by a person, for the pull request: the first line, at most `max` characters. */
