@@ -6,7 +6,8 @@
  *   4. the branch to work on; on pull requests the configuration from the base branch
  *   5. the evidence: the test command's output or the failed jobs' logs (passing tests end here)
  *   6. the agent, under the repository's policy
- *   7. commit, push (never for a fork), open the PR for an issue
+ *   7. commit, push (never for a fork, nor CI changes the policy does not allow: push-plan.ts),
+ *      open the PR for a new branch (a refusal is reported with the pushed branch)
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
  * A failure at any step after 3 still ends in 8, with what there is.
  */
@@ -320,6 +321,7 @@ async function work(
           conclusion = 'failed';
           headline = opened.headline;
           warnings.push(opened.detail);
+          commands.warning(masker.mask(opened.detail));
         }
       }
     } else if (commitSha && pr?.isFork) {
