@@ -119,6 +119,7 @@ describe('parsePolicyFile', () => {
         byTool: { Edit: 'allow', Bash: 'deny', mcp__docs: 'allow' },
       });
       expect(layer.passEnv).toEqual(['NPM_TOKEN']);
+      expect(layer.push).toEqual({ allowCiChanges: false });
     });
 
     it('reads whether CI changes may be pushed, no by default', () => {
