@@ -1,3 +1,10 @@
+import type { Element, Root } from 'hast';
+import { toText } from 'hast-util-to-text';
+import rehypeRaw from 'rehype-raw';
+import remarkGfm from 'remark-gfm';
+import remarkParse from 'remark-parse';
+import remarkRehype from 'remark-rehype';
+import { unified } from 'unified';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/github/github-client.js';
 import { openPullRequest, pullRequestText } from '../../src/github/pull-request.js';
@@ -14,6 +21,24 @@ const SOURCE = {
   runId: 42,
   runUrl: 'https://github.com/octo/app/actions/runs/42',
 };
+
+/** The HTML tree GitHub's Markdown (raw HTML kept, before sanitation) makes of `markdown`. */
+function render(markdown: string): Root {
+  const processor = unified()
+    .use(remarkParse)
+    .use(remarkGfm)
+    .use(remarkRehype, { allowDangerousHtml: true })
+    .use(rehypeRaw);
+  return processor.runSync(processor.parse(markdown));
+}
+
+function elements(node: Root | Element, name: string): Element[] {
+  return node.children.flatMap((child) =>
+    child.type === 'element'
+      ? [...(child.tagName === name ? [child] : []), ...elements(child, name)]
+      : [],
+  );
+}
 
 const COMMENT: CommentCommandTask = {
   kind: 'comment-command',
@@ -51,6 +76,14 @@ describe('pullRequestText', () => {
       ].join('\n'),
     );
     expect(body).not.toContain('onerror');
+  });
+
+  it('for a comment: the request renders as the text it is, whatever Markdown or HTML it holds', () => {
+    const tree = render(pullRequestText(COMMENT, SOURCE, 'Renamed it.').body);
+    expect(elements(tree, 'details')).toEqual([]);
+    expect(elements(tree, 'pre').map((pre) => toText(pre))).toEqual([`${COMMENT.instruction}\n`]);
+    const [link] = elements(tree, 'a');
+    expect(link?.properties.href).toBe('https://github.com/octo/app/issues/7#issuecomment-9001');
   });
 
   it('for a comment: a long first line is cut for the title', () => {
