@@ -222,6 +222,25 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
     });
   });
 
+  describe('when the artifact cannot be uploaded', () => {
+    it('the report does not point to it', async () => {
+      const harness = await startActionHarness({ files: FILES, seed: { issues: [ISSUE] } });
+      const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+      // No ACTIONS_RUNTIME_TOKEN: the runner gave the step no artifact service.
+      const run = await runBuiltAction(harness, model, {
+        payload: issueLabeled('ci-agent'),
+        eventName: 'issues',
+        inputs: { 'UPLOAD-ARTIFACT': 'true' },
+      });
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.stdout).toContain('::warning::the artifact could not be uploaded');
+      const body = reportComments(harness.github)[0]!.body;
+      expect(body).toContain('no artifact was uploaded: the step log says why');
+      expect(body).not.toContain('`ci-agent-log` artifact');
+      expect(run.summary).toContain('no artifact was uploaded');
+    });
+  });
+
   describe('when the workflow is misconfigured', () => {
     it('fails the step on workflow_dispatch without a prompt, naming the input', async () => {
       const harness = await startActionHarness({ files: FILES });

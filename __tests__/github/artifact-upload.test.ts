@@ -48,7 +48,7 @@ async function runnerWithService(faults: ArtifactFault[] = []): Promise<Artifact
   return service;
 }
 
-function upload(name = 'ci-agent-1658821493'): Promise<void> {
+function upload(name = 'ci-agent-1658821493'): Promise<boolean> {
   const commands = createWorkflowCommands({ env: {}, write: (line) => lines.push(line) });
   return uploadArtifact(commands, name, dir, paths);
 }
@@ -61,7 +61,7 @@ describe('uploadArtifact', () => {
   describe('when the runner provides the results service', () => {
     it('uploads every file of the run, with its content, under the artifact name', async () => {
       const fake = await runnerWithService();
-      await upload();
+      expect(await upload()).toBe(true);
       expect(warnings()).toEqual([]);
       expect(fake.violations()).toEqual([]);
       expect(fake.artifacts).toHaveLength(1);
@@ -122,7 +122,7 @@ describe('uploadArtifact', () => {
     it('warns that there is no ACTIONS_RUNTIME_TOKEN outside a runner, and does not throw', async () => {
       vi.stubEnv('ACTIONS_RUNTIME_TOKEN', undefined);
       vi.stubEnv('ACTIONS_RESULTS_URL', undefined);
-      await expect(upload()).resolves.toBeUndefined();
+      await expect(upload()).resolves.toBe(false);
       expect(warnings()).toEqual([
         `::warning::the artifact could not be uploaded (Unable to get the ACTIONS_RUNTIME_TOKEN env variable); the files are in ${dir}\n`,
       ]);
@@ -131,7 +131,7 @@ describe('uploadArtifact', () => {
     it('warns with the service conflict when the run already has an artifact of that name', async () => {
       const fake = await runnerWithService();
       await upload();
-      await expect(upload()).resolves.toBeUndefined();
+      await expect(upload()).resolves.toBe(false);
       expect(warnings()).toHaveLength(1);
       expect(warnings()[0]).toContain(
         '(409) Conflict: an artifact with this name already exists on the workflow run',

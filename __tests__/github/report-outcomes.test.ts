@@ -39,4 +39,12 @@ describe('renderReport, for an outcome the run reports', () => {
     expect(text).toContain('the `ci-agent-log` artifact: tool-log.jsonl, report.md');
     expect(text).not.toContain('transcript');
   });
+
+  it('says that no artifact was uploaded when none was', async () => {
+    const text = await Promise.resolve(
+      renderReport(new ReportCollector().report, { ...CONTEXT, artifactFiles: [] }),
+    );
+    expect(text).toContain('no artifact was uploaded: the step log says why');
+    expect(text).not.toContain('`ci-agent-log` artifact');
+  });
 });

@@ -11,22 +11,25 @@ import { basename } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import type { WorkflowCommands } from './workflow-commands.js';
 
+/** Uploads what of `paths` exists; false (and a warning on the step) when it could not. */
 export async function uploadArtifact(
   commands: WorkflowCommands,
   name: string,
   dir: string,
   paths: Record<string, string>,
-): Promise<void> {
+): Promise<boolean> {
   try {
     // Imported on demand: the client and Azure's blob SDK are most of the bundle, and a run that
     // does not upload never loads them (docs/BENCHMARKS.md, "The action's start-up").
     const { DefaultArtifactClient } = await import('@actions/artifact');
     const files = Object.values(paths).filter((path) => existsSync(path));
     await new DefaultArtifactClient().uploadArtifact(name, files, dir);
+    return true;
   } catch (error) {
     commands.warning(
       `the artifact could not be uploaded (${errorMessage(error)}); the files are in ${dir}`,
     );
+    return false;
   }
 }
 

@@ -35,7 +35,10 @@ export interface ReportContext {
   warnings?: readonly string[];
   /** Problems shown as written, in a code block below the headline (say, a bad policy file's). */
   errorDetails?: string;
-  /** The names of the files the artifact holds; unset: the tool log and the transcript. */
+  /**
+   * The names of the files the artifact holds; empty: no artifact was uploaded; unset: the tool
+   * log and the transcript.
+   */
   artifactFiles?: readonly string[];
 }
 
@@ -248,7 +251,9 @@ function footer(context: ReportContext, artifact: string): string {
     context.runUrl ? `[the workflow run](${context.runUrl})` : undefined,
     context.artifactFiles === undefined
       ? `the full tool log and transcript: ${artifact}`
-      : `${artifact}: ${context.artifactFiles.join(', ')}`,
+      : context.artifactFiles.length === 0
+        ? 'no artifact was uploaded: the step log says why'
+        : `${artifact}: ${context.artifactFiles.join(', ')}`,
   ];
   return `<sub>${bits.filter(Boolean).join(' · ')}</sub>`;
 }

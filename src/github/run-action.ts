@@ -148,7 +148,7 @@ async function work(
   const warnings: string[] = [];
   /** Problems shown as written, in a code block (a bad policy file's). */
   let errorDetails: string | undefined;
-  let started = true;
+  let runStarted = true;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
@@ -337,7 +337,7 @@ async function work(
       const files = [...new Set(error.issues.map((issue) => issue.file))].join(', ');
       headline = `the policy is not valid (${files}): the run did not start`;
       errorDetails = error.message;
-      started = false;
+      runStarted = false;
     }
     return await finish();
   } finally {
@@ -347,28 +347,35 @@ async function work(
 
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
-    const markdown = renderReport(
-      report,
-      {
-        conclusion,
-        headline,
-        files,
-        diff: shown,
-        runUrl: event.runUrl,
-        artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
-        branch: pushed,
-        prNumber,
-        commitSha,
-        partial:
-          started &&
-          (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
-        warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
-        ...(errorDetails !== undefined && { errorDetails }),
-        artifactFiles: artifactFiles(paths, [paths.report]),
-      },
-      { mask: (text) => masker.mask(text) },
-    );
+    // The footer names what the artifact holds; an upload that failed leaves none to name.
+    const render = (uploaded: readonly string[]) =>
+      renderReport(
+        report,
+        {
+          conclusion,
+          headline,
+          files,
+          diff: shown,
+          runUrl: event.runUrl,
+          artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
+          branch: pushed,
+          prNumber,
+          commitSha,
+          partial:
+            runStarted &&
+            (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
+          warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+          ...(errorDetails !== undefined && { errorDetails }),
+          artifactFiles: uploaded,
+        },
+        { mask: (text) => masker.mask(text) },
+      );
+    let markdown = render(artifactFiles(paths, [paths.report]));
     writeFileSync(paths.report, markdown);
+    if (inputs.uploadArtifact) {
+      const uploaded = await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
+      if (!uploaded) markdown = render([]);
+    }
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
       const started = await working;
@@ -379,9 +386,6 @@ async function work(
       else commands.warning(masker.mask(posted.error));
     }
     appendSummary(commands, markdown);
-    if (inputs.uploadArtifact) {
-      await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
-    }
     commands.setOutput('conclusion', conclusion);
     commands.setOutput('branch', pushed ?? '');
     commands.setOutput('pr-number', prNumber ?? '');
