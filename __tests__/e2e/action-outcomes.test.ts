@@ -72,6 +72,7 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
       expect(run.code, run.stdout).toBe(1);
       expect(run.outputs.conclusion).toBe('failed');
       expect(run.outputs.branch).toBe('');
+      expect(run.outputs['commit-sha']).toBe('');
       expect(await harness.origin.branches()).toEqual(before);
       expect(harness.github.state.pulls).toHaveLength(0);
       const patch = readFileSync(run.outputs['diff-path']!, 'utf8');
@@ -84,6 +85,7 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
       expect(body).toContain(`Held back: the commit changes ${WORKFLOW}.`);
       expect(body).toContain('push.allowCiChanges: true in .github/ci-agent.yml');
       expect(body).not.toContain('branch `ci-agent/issue-1`');
+      expect(body).not.toMatch(/commit [0-9a-f]{7}/);
       expect(run.stdout).toContain(`::warning::Held back: the commit changes ${WORKFLOW}.`);
       expectClean(harness);
     });
@@ -154,7 +156,7 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
   });
 
   describe('the branch output and the report’s branch line', () => {
-    it('are empty when the push failed', async () => {
+    it('and the commit are empty when the push failed', async () => {
       const harness = await startActionHarness({ files: FILES, seed: { issues: [ISSUE] } });
       await harness.origin.setRejectPushes('pushes are closed today');
       const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
@@ -164,9 +166,11 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
       });
       expect(run.code, run.stdout).toBe(1);
       expect(run.outputs.branch).toBe('');
+      expect(run.outputs['commit-sha']).toBe('');
       const body = reportComments(harness.github)[0]!.body;
       expect(body).toContain('the push failed');
       expect(body).not.toContain('branch `ci-agent/issue-1`');
+      expect(body).not.toMatch(/commit [0-9a-f]{7}/);
     });
 
     it('are empty when there was nothing to push', async () => {

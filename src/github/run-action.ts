@@ -143,7 +143,7 @@ async function work(
   let patch = '';
   let shown = '';
   let branch: string | undefined;
-  /** The branch once it is on GitHub: only then is it in the outputs and the report. */
+  /** The branch once it is on GitHub: only then are it and the commit in the outputs and the report. */
   let pushed: string | undefined;
   const warnings: string[] = [];
   /** Problems shown as written, in a code block (a bad policy file's). */
@@ -360,7 +360,7 @@ async function work(
           artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
           branch: pushed,
           prNumber,
-          commitSha,
+          commitSha: pushed && commitSha,
           partial:
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
@@ -389,7 +389,7 @@ async function work(
     commands.setOutput('conclusion', conclusion);
     commands.setOutput('branch', pushed ?? '');
     commands.setOutput('pr-number', prNumber ?? '');
-    commands.setOutput('commit-sha', commitSha ?? '');
+    commands.setOutput('commit-sha', (pushed && commitSha) || '');
     commands.setOutput('comment-url', commentUrl ?? '');
     commands.setOutput('diff-path', paths.diff);
     commands.setOutput('log-path', paths.log);
