@@ -3,6 +3,10 @@
  * branch may be pushed to (never to a fork), and which base branch holds the trusted policy.
  * Pull request events carry this in their payload; a `/ci-agent` comment on a pull request only
  * links to it, so the API is asked.
+ *
+ * And the pull request a run opens for a branch it pushed: its title and body (what it answers:
+ * the issue it closes, or who asked for what in which comment), and GitHub's refusal to open it
+ * reported as what it is, with the branch, the repository setting and a compare link.
  */
 import { errorMessage } from '../util/errors.js';
 import type { Octokit } from './authorization.js';
