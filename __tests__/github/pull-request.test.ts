@@ -161,6 +161,23 @@ describe('openPullRequest', () => {
     });
   });
 
+  it('escapes what a branch name may hold that a URL path may not', async () => {
+    fake = await startFake({
+      seed: {
+        repos: [
+          { owner: 'octo', name: 'app', origin: origin.bare, actionsCanCreatePullRequests: false },
+        ],
+      },
+    });
+    const opened = await openPullRequest(createGitHubClient(TOKEN, fake.server.url), {
+      ...request,
+      branch: 'fix/#12?100%',
+    });
+    expect(opened.ok === false && opened.detail).toContain(
+      'https://github.com/octo/app/compare/main...fix/%2312%3F100%25?expand=1',
+    );
+  });
+
   it('reports any other failure as the pull request, not the push, failing', async () => {
     fake = await startFake({
       seed: { repos: [{ owner: 'octo', name: 'app', origin: origin.bare }] },

@@ -93,7 +93,7 @@ export async function openPullRequest(
     return { ok: true, number: data.number };
   } catch (error) {
     const { status, message } = requestFailure(error);
-    const compare = `${request.serverUrl}/${request.owner}/${request.repo}/compare/${request.base}...${request.branch}?expand=1`;
+    const compare = `${request.serverUrl}/${request.owner}/${request.repo}/compare/${refInUrl(request.base)}...${refInUrl(request.branch)}?expand=1`;
     if (status === 403 && ACTIONS_MAY_NOT_CREATE.test(message)) {
       const settings = `${request.serverUrl}/${request.owner}/${request.repo}/settings/actions`;
       return {
@@ -108,6 +108,11 @@ export async function openPullRequest(
       detail: `Open the pull request by hand: ${compare}`,
     };
   }
+}
+
+/** A branch name in a URL path: `/` stays (GitHub's compare links keep it), `#`, `?`, `%` are escaped. */
+function refInUrl(ref: string): string {
+  return encodeURIComponent(ref).replaceAll('%2F', '/');
 }
 
 /** The status and GitHub's message of a failed request (Octokit's RequestError), or the error's text. */
