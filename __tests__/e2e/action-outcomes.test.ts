@@ -20,8 +20,11 @@ import {
 } from '../helpers/action-harness.js';
 import {
   FILES,
+  HEAD,
   ISSUE,
+  PR,
   POLICY,
+  TEST_COMMAND,
   expectClean,
   fixTurns,
   issueLabeled,
@@ -113,6 +116,38 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
         'on: push\n',
       );
       expect(harness.github.state.pulls).toHaveLength(1);
+      expectClean(harness);
+    });
+  });
+
+  describe('when a pull request’s own policy allows CI changes', () => {
+    it('holds them back all the same: the base branch’s policy decides', async () => {
+      const harness = await startActionHarness({
+        files: { ...FILES, '.github/ci-agent.yml': BASH_POLICY },
+        branches: {
+          [HEAD]: {
+            'notes.md': 'A change.\n',
+            '.github/ci-agent.yml': `${BASH_POLICY}push:\n  allowCiChanges: true\n`,
+          },
+        },
+        seed: {
+          pulls: [{ repo: FULL_NAME, number: PR, title: 'Notes', head: HEAD, base: 'main' }],
+        },
+      });
+      const headSha = (await harness.origin.branches())[HEAD]!;
+      const model = await startModel({ turns: ciWritingTurns(harness.origin.checkout) });
+      const run = await runBuiltAction(harness, model, {
+        payload: pullRequestOpened(headSha),
+        eventName: 'pull_request',
+        inputs: { 'TEST-COMMAND': TEST_COMMAND },
+      });
+
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.outputs.conclusion).toBe('failed');
+      expect(run.outputs.branch).toBe('');
+      expect((await harness.origin.branches())[HEAD]).toBe(headSha);
+      const body = reportComments(harness.github)[0]!.body;
+      expect(body).toContain(`Held back: the commit changes ${WORKFLOW}.`);
       expectClean(harness);
     });
   });
