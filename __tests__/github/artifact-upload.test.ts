@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { uploadArtifact } from '../../src/github/artifact-upload.js';
+import { artifactFiles, uploadArtifact } from '../../src/github/artifact-upload.js';
 import { createWorkflowCommands } from '../../src/github/workflow-commands.js';
 import { startArtifactService } from '../../src/github-server/index.js';
 import type { ArtifactFault, ArtifactService } from '../../src/github-server/index.js';
@@ -48,7 +48,7 @@ async function runnerWithService(faults: ArtifactFault[] = []): Promise<Artifact
   return service;
 }
 
-function upload(name = 'ci-agent-1658821493'): Promise<void> {
+function upload(name = 'ci-agent-1658821493'): Promise<boolean> {
   const commands = createWorkflowCommands({ env: {}, write: (line) => lines.push(line) });
   return uploadArtifact(commands, name, dir, paths);
 }
@@ -61,7 +61,7 @@ describe('uploadArtifact', () => {
   describe('when the runner provides the results service', () => {
     it('uploads every file of the run, with its content, under the artifact name', async () => {
       const fake = await runnerWithService();
-      await upload();
+      expect(await upload()).toBe(true);
       expect(warnings()).toEqual([]);
       expect(fake.violations()).toEqual([]);
       expect(fake.artifacts).toHaveLength(1);
@@ -70,6 +70,18 @@ describe('uploadArtifact', () => {
       expect(artifact?.files).toEqual(
         Object.fromEntries(Object.values(RUN_FILES).map(([file, content]) => [file, content])),
       );
+    });
+
+    it('uploads the files that exist when the run ended before its transcript and patch', async () => {
+      const fake = await runnerWithService();
+      await rm(paths.transcript!);
+      await rm(paths.diff!);
+      await upload();
+      expect(warnings()).toEqual([]);
+      expect(Object.keys(fake.artifacts[0]?.files ?? {}).sort()).toEqual([
+        'report.md',
+        'tool-log.jsonl',
+      ]);
     });
 
     it('reports the zip size and sha256 the service checks the blob against', async () => {
@@ -110,7 +122,7 @@ describe('uploadArtifact', () => {
     it('warns that there is no ACTIONS_RUNTIME_TOKEN outside a runner, and does not throw', async () => {
       vi.stubEnv('ACTIONS_RUNTIME_TOKEN', undefined);
       vi.stubEnv('ACTIONS_RESULTS_URL', undefined);
-      await expect(upload()).resolves.toBeUndefined();
+      await expect(upload()).resolves.toBe(false);
       expect(warnings()).toEqual([
         `::warning::the artifact could not be uploaded (Unable to get the ACTIONS_RUNTIME_TOKEN env variable); the files are in ${dir}\n`,
       ]);
@@ -119,7 +131,7 @@ describe('uploadArtifact', () => {
     it('warns with the service conflict when the run already has an artifact of that name', async () => {
       const fake = await runnerWithService();
       await upload();
-      await expect(upload()).resolves.toBeUndefined();
+      await expect(upload()).resolves.toBe(false);
       expect(warnings()).toHaveLength(1);
       expect(warnings()[0]).toContain(
         '(409) Conflict: an artifact with this name already exists on the workflow run',
@@ -166,5 +178,17 @@ describe('uploadArtifact', () => {
       await upload();
       expect(warnings()[0]).toContain(`the files are in ${dir}`);
     });
+  });
+});
+
+describe('artifactFiles', () => {
+  it('names the files that exist, and those still to be written', async () => {
+    await rm(paths.transcript!);
+    await rm(paths.report!);
+    expect(artifactFiles(paths, [paths.report!])).toEqual([
+      'tool-log.jsonl',
+      'changes.patch',
+      'report.md',
+    ]);
   });
 });

@@ -19,6 +19,7 @@ import {
 } from '../../src/github/context.js';
 import type { GitHubEvent, TaskInputs } from '../../src/github/context.js';
 import { EventPayloadError } from '../../src/github/event-payloads.js';
+import { InputError } from '../../src/github/inputs.js';
 import type { Task } from '../../src/github/task.js';
 import { runnerEnvironment, webhookExample } from './webhook-examples.js';
 
@@ -226,12 +227,14 @@ describe('deriveTask', () => {
       });
     });
 
-    it('skips without a test command', async () => {
-      expect(await taskOf('pull_request', pullRequest(), { testCommand: undefined })).toEqual({
-        kind: 'skip',
-        reason:
-          'pull_request #2: no test-command input, so there are no tests to run (set test-command, or a prompt)',
-      });
+    it('fails without a test command, naming the input and its expected form', async () => {
+      await expect(
+        taskOf('pull_request', pullRequest(), { testCommand: undefined }),
+      ).rejects.toThrow(
+        new InputError([
+          'test-command: a pull_request run (#2) needs the test-command input, a shell command such as "npm test" (or set prompt); got nothing',
+        ]),
+      );
     });
 
     it('skips other pull request actions', async () => {
@@ -397,12 +400,14 @@ describe('deriveTask', () => {
   });
 
   describe('when workflow_dispatch has no prompt', () => {
-    it('skips, saying how to pass one', async () => {
-      expect(await taskOf('workflow_dispatch', webhookExample('workflow_dispatch'))).toEqual({
-        kind: 'skip',
-        reason:
-          'workflow_dispatch without the prompt input: nothing to do (pass one, e.g. prompt: ${{ inputs.prompt }})',
-      });
+    it('fails, saying how to pass one', async () => {
+      await expect(
+        taskOf('workflow_dispatch', webhookExample('workflow_dispatch')),
+      ).rejects.toThrow(
+        new InputError([
+          'prompt: a workflow_dispatch run needs the prompt input, e.g. prompt: ${{ inputs.prompt }}; got nothing',
+        ]),
+      );
     });
   });
 

@@ -44,6 +44,8 @@ export interface ActionSetup {
   faults?: GitHubFault[];
   permission?: 'write' | 'read';
   actor?: string;
+  /** The repository setting "Allow GitHub Actions to create and approve pull requests". */
+  actionsCanCreatePullRequests?: boolean;
 }
 
 export interface ActionHarness {
@@ -69,6 +71,9 @@ export async function startActionHarness(setup: ActionSetup): Promise<ActionHarn
           name: REPO,
           origin: origin.bare,
           permissions: { [actor]: setup.permission ?? 'write' },
+          ...(setup.actionsCanCreatePullRequests === undefined
+            ? {}
+            : { actionsCanCreatePullRequests: setup.actionsCanCreatePullRequests }),
         },
       ],
       ...setup.seed,

@@ -119,6 +119,12 @@ describe('parsePolicyFile', () => {
         byTool: { Edit: 'allow', Bash: 'deny', mcp__docs: 'allow' },
       });
       expect(layer.passEnv).toEqual(['NPM_TOKEN']);
+      expect(layer.push).toEqual({ allowCiChanges: false });
+    });
+
+    it('reads whether CI changes may be pushed, no by default', () => {
+      expect(parse('push: { allowCiChanges: true }\n').push).toEqual({ allowCiChanges: true });
+      expect(parse('# nothing yet\n').push).toEqual({ allowCiChanges: false });
     });
 
     it('reads JSON content in a .yml file', () => {
@@ -323,6 +329,16 @@ describe('parsePolicyFile', () => {
         'settings[0]: expected a settings file path inside the project',
       ],
       [
+        'a CI push setting written as a string',
+        'push: { allowCiChanges: "yes" }',
+        'push.allowCiChanges: expected true or false, got "yes"',
+      ],
+      [
+        'an unknown push setting',
+        'push: { allowWorkflows: true }',
+        'push.allowWorkflows: unknown key "allowWorkflows"; expected one of: allowCiChanges',
+      ],
+      [
         'a fractional turn limit',
         'limits: { maxTurns: 2.5 }',
         'limits.maxTurns: expected a positive whole number, got 2.5',
@@ -365,7 +381,7 @@ describe('parsePolicyFile', () => {
       [
         'a file that is a list',
         '- Read',
-        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, mcp, got ["Read"]',
+        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, mcp, push, got ["Read"]',
       ],
     ])('rejects %s, naming the path, the value and the expected form', (_, text, expected) => {
       expect(problems(text)).toContain(expected);

@@ -31,6 +31,11 @@ export interface RepoSeed {
   origin?: string;
   branches?: Record<string, string>;
   permissions?: Record<string, Permission>;
+  /**
+   * Settings → Actions → General, "Allow GitHub Actions to create and approve pull requests";
+   * true when unset (GitHub's default for new repositories is false, most tests want a PR).
+   */
+  actionsCanCreatePullRequests?: boolean;
 }
 
 export interface IssueSeed {
@@ -145,6 +150,7 @@ export function seedState(seed: GitHubSeed, sequences: Sequences, now: Date): Gi
     ...(repo.origin === undefined ? {} : { origin: repo.origin }),
     branches: { ...repo.branches },
     permissions: { ...repo.permissions },
+    actionsCanCreatePullRequests: repo.actionsCanCreatePullRequests ?? true,
   }));
   const defaultBranchOf = (name: string): string =>
     repos.find((repo) => `${repo.owner}/${repo.name}`.toLowerCase() === name.toLowerCase())

@@ -22,6 +22,8 @@ export interface FakeRepo {
   branches: Record<string, string>;
   /** Login → permission; anyone not listed has none. */
   permissions: Record<string, Permission>;
+  /** Whether the workflow's token (github-actions[bot]) may open pull requests. */
+  actionsCanCreatePullRequests: boolean;
 }
 
 export interface FakeLabel {

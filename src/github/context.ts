@@ -4,6 +4,8 @@
  * 1. readEventContext: the runner's GITHUB_* variables and the payload file at GITHUB_EVENT_PATH
  * 2. deriveTask (pure): the `prompt` input wins on any event; otherwise the event decides — a
  *    labelled issue, a pull request's tests, a failed workflow run on a PR, a `/ci-agent` comment
+ *    An event the workflow cannot have meant to do nothing on (workflow_dispatch without a prompt,
+ *    pull_request without a test command) is an InputError: the step fails instead of a skip
  * 3. the caller logs a skip, and checks the actor (authorization.ts) only for a task, so a skip
  *    costs no API call
  */
@@ -17,6 +19,7 @@ import {
   workflowRunPayload,
 } from './event-payloads.js';
 import { subjectOf } from './subject.js';
+import { InputError } from './inputs.js';
 import type { ActionInputs } from './inputs.js';
 import type { Skip, Task } from './task.js';
 import { COMMIT_TRAILER, isCiAgentCommit } from './git.js';
@@ -118,7 +121,10 @@ const PULL_REQUEST_ACTIONS = ['opened', 'synchronize', 'reopened'];
 
 const skip = (reason: string): Skip => ({ kind: 'skip', reason });
 
-/** The task the event asks for, or why there is none. Throws EventPayloadError on a bad payload. */
+/**
+ * The task the event asks for, or why there is none. Throws EventPayloadError on a bad payload,
+ * and InputError when the inputs cannot give the event a task (the step fails, naming the input).
+ */
 export function deriveTask(event: GitHubEvent, inputs: TaskInputs): Task | Skip {
   if (inputs.prompt !== undefined) {
     const subject = subjectOf(event.name, event.payload);
@@ -140,9 +146,10 @@ export function deriveTask(event: GitHubEvent, inputs: TaskInputs): Task | Skip 
     case 'issue_comment':
       return commentTask(event);
     case 'workflow_dispatch':
-      return skip(
-        'workflow_dispatch without the prompt input: nothing to do (pass one, e.g. prompt: ${{ inputs.prompt }})',
-      );
+      // A run started by hand that does nothing is a broken workflow, not an event to let pass.
+      throw new InputError([
+        'prompt: a workflow_dispatch run needs the prompt input, e.g. prompt: ${{ inputs.prompt }}; got nothing',
+      ]);
     default:
       return skip(
         `the ${event.name} event is not one ci-agent acts on by itself (issues, pull_request, workflow_run, issue_comment); set the prompt input to run on it`,
@@ -192,9 +199,10 @@ function pullRequestTask(event: GitHubEvent, inputs: TaskInputs): Task | Skip {
     );
   }
   if (inputs.testCommand === undefined) {
-    return skip(
-      `pull_request #${pr.number}: no test-command input, so there are no tests to run (set test-command, or a prompt)`,
-    );
+    // On a pull request the action does nothing else: without a command the workflow is wrong.
+    throw new InputError([
+      `test-command: a pull_request run (#${pr.number}) needs the test-command input, a shell command such as "npm test" (or set prompt); got nothing`,
+    ]);
   }
   const headRepoFullName = pr.head.repo?.full_name ?? '';
   return {

@@ -33,6 +33,13 @@ export interface ReportContext {
   partial?: boolean;
   /** Warnings about the run itself (say, git configuration the agent changed and that was put back). */
   warnings?: readonly string[];
+  /** Problems shown as written, in a code block below the headline (say, a bad policy file's). */
+  errorDetails?: string;
+  /**
+   * The names of the files the artifact holds; empty: no artifact was uploaded; unset: the tool
+   * log and the transcript.
+   */
+  artifactFiles?: readonly string[];
 }
 
 export interface RenderOptions {
@@ -92,6 +99,7 @@ function compose(
     parts.push(
       `> The run was stopped before it finished: this report shows what happened until then.`,
     );
+  if (context.errorDetails !== undefined) parts.push(codeBlock(context.errorDetails));
   for (const warning of context.warnings ?? []) parts.push(`> ⚠️ ${warning}`);
   if (report.lastText) parts.push(quote(report.lastText));
   if (context.files.length > 0)
@@ -241,7 +249,11 @@ function hookRuns(report: RunReport, budget: number): string {
 function footer(context: ReportContext, artifact: string): string {
   const bits = [
     context.runUrl ? `[the workflow run](${context.runUrl})` : undefined,
-    `the full tool log and transcript: ${artifact}`,
+    context.artifactFiles === undefined
+      ? `the full tool log and transcript: ${artifact}`
+      : context.artifactFiles.length === 0
+        ? 'no artifact was uploaded: the step log says why'
+        : `${artifact}: ${context.artifactFiles.join(', ')}`,
   ];
   return `<sub>${bits.filter(Boolean).join(' · ')}</sub>`;
 }
@@ -264,6 +276,12 @@ function cell(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   const short = flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
   return short.replace(/\|/g, '\\|').replace(/</g, '&lt;');
+}
+
+/** Text as written, in a fence no line of it can close. */
+function codeBlock(text: string): string {
+  const fence = '`'.repeat(Math.max(3, longestRun(text, '`') + 1));
+  return `${fence}text\n${text.endsWith('\n') ? text : `${text}\n`}${fence}`;
 }
 
 function longestRun(text: string, char: string): number {

@@ -6,7 +6,8 @@
  *   4. the branch to work on; on pull requests the configuration from the base branch
  *   5. the evidence: the test command's output or the failed jobs' logs (passing tests end here)
  *   6. the agent, under the repository's policy
- *   7. commit, push (never for a fork), open the PR for an issue
+ *   7. commit, push (never for a fork, nor CI changes the policy does not allow: push-plan.ts),
+ *      open the PR for a new branch (a refusal is reported with the pushed branch)
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
  * A failure at any step after 3 still ends in 8, with what there is.
  */
@@ -26,7 +27,7 @@ import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
-import { uploadArtifact } from './artifact-upload.js';
+import { artifactFiles, uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
 import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
 import type { CheckoutState } from './checkout-state.js';
@@ -50,7 +51,14 @@ import { renderReport } from './report-markdown.js';
 import type { Conclusion } from './report-markdown.js';
 import type { Task } from './task.js';
 import { buildTaskPrompt } from './task-prompt.js';
-import { fetchPullRequest, pullRequestOfTask } from './pull-request.js';
+import {
+  fetchPullRequest,
+  openPullRequest,
+  pullRequestOfTask,
+  pullRequestText,
+} from './pull-request.js';
+import { heldBackCiChanges } from './push-plan.js';
+import { PolicyError } from '../policy/policy-error.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 
@@ -138,6 +146,12 @@ async function work(
   let patch = '';
   let shown = '';
   let branch: string | undefined;
+  /** The branch once it is on GitHub: only then are it and the commit in the outputs and the report. */
+  let pushed: string | undefined;
+  const warnings: string[] = [];
+  /** Problems shown as written, in a code block (a bad policy file's). */
+  let errorDetails: string | undefined;
+  let runStarted = true;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
@@ -276,16 +290,45 @@ async function work(
           headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
         }
       : judge(task, result, files.length > 0));
-    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
+    const heldBack =
+      commitSha && branch && !pr?.isFork && conclusion !== 'cancelled'
+        ? await heldBackCiChanges(
+            git,
+            { from: baseSha, to: commitSha },
+            { policyInput: inputs.policy, push: policy.push },
+          )
+        : undefined;
+    if (heldBack) {
+      if (conclusion === 'success') conclusion = 'failed';
+      headline += `; ${heldBack.headline}`;
+      warnings.push(heldBack.detail);
+      commands.warning(masker.mask(heldBack.detail));
+    } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
         await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
-        if (pr === undefined) {
-          prNumber = await openPullRequest(octokit, event, task, branch, result);
-          headline += `; pull request #${prNumber} is ready for review`;
-        }
+        pushed = branch;
       } catch (error) {
         conclusion = 'failed';
         headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+      }
+      if (pushed && pr === undefined) {
+        const opened = await openPullRequest(octokit, {
+          owner: event.owner,
+          repo: event.repo,
+          serverUrl: event.serverUrl,
+          branch: pushed,
+          base: task.kind === 'issue' ? task.base : task.defaultBranch,
+          ...pullRequestText(task, event, result.result),
+        });
+        if (opened.ok) {
+          prNumber = opened.number;
+          headline += `; pull request #${prNumber} is ready for review`;
+        } else {
+          conclusion = 'failed';
+          headline = opened.headline;
+          warnings.push(opened.detail);
+          commands.warning(masker.mask(opened.detail));
+        }
       }
     } else if (commitSha && pr?.isFork) {
       headline +=
@@ -295,6 +338,13 @@ async function work(
   } catch (error) {
     conclusion = signal?.aborted ? 'cancelled' : 'failed';
     headline = `the run ${signal?.aborted ? 'was stopped' : 'failed'}: ${errorMessage(error)}`;
+    if (error instanceof PolicyError && result === undefined) {
+      // The problems are many lines, each naming file, line and field: a code block, not a headline.
+      const files = [...new Set(error.issues.map((issue) => issue.file))].join(', ');
+      headline = `the policy is not valid (${files}): the run did not start`;
+      errorDetails = error.message;
+      runStarted = false;
+    }
     return await finish();
   } finally {
     log.close();
@@ -303,25 +353,35 @@ async function work(
 
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
-    const markdown = renderReport(
-      report,
-      {
-        conclusion,
-        headline,
-        files,
-        diff: shown,
-        runUrl: event.runUrl,
-        artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
-        branch,
-        prNumber,
-        commitSha,
-        partial:
-          conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass'),
-        ...(gitControlNote && { warnings: [gitControlNote] }),
-      },
-      { mask: (text) => masker.mask(text) },
-    );
+    // The footer names what the artifact holds; an upload that failed leaves none to name.
+    const render = (uploaded: readonly string[]) =>
+      renderReport(
+        report,
+        {
+          conclusion,
+          headline,
+          files,
+          diff: shown,
+          runUrl: event.runUrl,
+          artifactName: inputs.uploadArtifact ? inputs.artifactName : undefined,
+          branch: pushed,
+          prNumber,
+          commitSha: pushed && commitSha,
+          partial:
+            runStarted &&
+            (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
+          warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+          ...(errorDetails !== undefined && { errorDetails }),
+          artifactFiles: uploaded,
+        },
+        { mask: (text) => masker.mask(text) },
+      );
+    let markdown = render(artifactFiles(paths, [paths.report]));
     writeFileSync(paths.report, markdown);
+    if (inputs.uploadArtifact) {
+      const uploaded = await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
+      if (!uploaded) markdown = render([]);
+    }
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
       const started = await working;
@@ -332,13 +392,10 @@ async function work(
       else commands.warning(masker.mask(posted.error));
     }
     appendSummary(commands, markdown);
-    if (inputs.uploadArtifact) {
-      await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
-    }
     commands.setOutput('conclusion', conclusion);
-    commands.setOutput('branch', branch ?? '');
+    commands.setOutput('branch', pushed ?? '');
     commands.setOutput('pr-number', prNumber ?? '');
-    commands.setOutput('commit-sha', commitSha ?? '');
+    commands.setOutput('commit-sha', (pushed && commitSha) || '');
     commands.setOutput('comment-url', commentUrl ?? '');
     commands.setOutput('diff-path', paths.diff);
     commands.setOutput('log-path', paths.log);
@@ -413,30 +470,6 @@ async function prepareBranch(
 /** The branch a task that is not on a pull request works on, from HEAD. */
 function newBranchName(task: Task, event: GitHubEvent): string {
   return task.kind === 'issue' ? task.branch : `ci-agent/run-${event.runId}`;
-}
-
-async function openPullRequest(
-  octokit: GitHubClient,
-  event: GitHubEvent,
-  task: Task,
-  branch: string,
-  result: RunResult,
-): Promise<number> {
-  const base = task.kind === 'issue' ? task.base : task.defaultBranch;
-  const title =
-    task.kind === 'issue'
-      ? `Fix #${task.issueNumber}: ${task.title}`
-      : `ci-agent: run ${event.runId}`;
-  const closes = task.kind === 'issue' ? `Closes #${task.issueNumber}.\n\n` : '';
-  const { data } = await octokit.request('POST /repos/{owner}/{repo}/pulls', {
-    owner: event.owner,
-    repo: event.repo,
-    head: branch,
-    base,
-    title: title.slice(0, 250),
-    body: `${closes}${result.result.slice(0, 10_000)}\n\n---\nOpened by ci-agent from [this run](${event.runUrl}).`,
-  });
-  return data.number;
 }
 
 function commentTarget(task: Task, event: GitHubEvent): CommentTarget | undefined {

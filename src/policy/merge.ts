@@ -6,7 +6,7 @@
  *   deny beating allow is the decision function's job, which sees every rule with its source
  * - `defaultMode`, and each name of the settings files' `env`: the highest-precedence source that
  *   sets it (policy > --settings > local > project > user)
- * - ask resolution, limits, passed environment and the MCP section come from the policy file alone
+ * - ask resolution, limits, passed environment, the MCP and push sections come from the policy file alone
  */
 import type { HooksConfig } from '../hooks/config.js';
 import { EMPTY_MCP_POLICY } from '../mcp/mcp-policy.js';
@@ -47,6 +47,7 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
       string
     >,
     mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
+    push: { allowCiChanges: input.policy?.push?.allowCiChanges ?? false },
     warnings: layers.flatMap((layer) => layer.warnings),
   });
 }

@@ -96,6 +96,7 @@ function normalize(content: PolicyFileContent, source: SourceText): PolicyFileLa
     limits,
     passEnv: env.passEnv ?? [],
     mcp: normalizeMcpPolicy(content.mcp, source.path),
+    push: { allowCiChanges: content.push?.allowCiChanges ?? false },
     ...(content.settings === undefined
       ? {}
       : { settingsFiles: content.settings === false ? [] : content.settings }),

@@ -224,6 +224,13 @@ const envSchema = z.strictObject(
   { error: 'expected a mapping with passEnv' },
 );
 
+const pushSchema = z.strictObject(
+  {
+    allowCiChanges: z.boolean({ error: 'expected true or false' }).optional(),
+  },
+  { error: 'expected a mapping with allowCiChanges' },
+);
+
 export const policyFileSchema = z.strictObject(
   {
     permissions: permissionsSchema.optional(),
@@ -236,8 +243,9 @@ export const policyFileSchema = z.strictObject(
     limits: limitsSchema.optional(),
     env: envSchema.optional(),
     mcp: mcpPolicySchema.optional(),
+    push: pushSchema.optional(),
   },
-  { error: 'expected a mapping with permissions, hooks, settings, limits, env, mcp' },
+  { error: 'expected a mapping with permissions, hooks, settings, limits, env, mcp, push' },
 );
 
 export type PolicyFileContent = z.infer<typeof policyFileSchema>;

@@ -48,6 +48,12 @@ export interface Limits {
   timeoutMinutes?: number;
 }
 
+/** What the action may push (the `push` section). */
+export interface PushPolicy {
+  /** Whether a commit may change CI itself: workflows, actions, the policy file. */
+  allowCiChanges: boolean;
+}
+
 /** One parsed file, before merging. Settings files leave the policy-only fields empty. */
 export interface PolicyLayer {
   source: PolicySource;
@@ -72,6 +78,7 @@ export interface PolicyFileLayer extends PolicyLayer {
   mcp?: McpPolicy;
   /** Project-relative settings files to read; undefined: the defaults. */
   settingsFiles?: string[];
+  push?: PushPolicy;
 }
 
 export interface PolicySource {
@@ -101,6 +108,8 @@ export interface LoadedPolicy {
   env: Readonly<Record<string, string>>;
   /** MCP servers and their trust, from the policy file alone. */
   mcp: McpPolicy;
+  /** What the action may push, from the policy file alone. */
+  push: Readonly<PushPolicy>;
   /** Ignored keys and entries, each naming the file and where in it. */
   warnings: readonly string[];
 }

@@ -97,6 +97,31 @@ describe('pulls routes', () => {
       expectNoViolations(current().server);
     });
 
+    it("answers the workflow's token 403 when the repository does not let Actions open pull requests", async () => {
+      const seed = seedWith();
+      seed.repos![0]!.actionsCanCreatePullRequests = false;
+      fake = await startFake({ seed });
+      await pushBranch('refused');
+      expect(await failure(create('refused'))).toEqual({
+        status: 403,
+        data: {
+          message: 'GitHub Actions is not permitted to create or approve pull requests.',
+          documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
+          status: '403',
+        },
+      });
+      expect(current().server.state.pulls).toEqual([]);
+      expectNoViolations(current().server);
+    });
+
+    it('lets another token open pull requests whatever that setting says', async () => {
+      const seed = seedWith();
+      seed.repos![0]!.actionsCanCreatePullRequests = false;
+      fake = await startFake({ seed, actor: 'octocat' });
+      await pushBranch('by-a-person');
+      expect((await create('by-a-person')).status).toBe(201);
+    });
+
     it('answers 422 for a head branch that was never pushed, without calling it a violation', async () => {
       fake = await startFake({ seed: seedWith() });
       expect(await failure(create('not-pushed'))).toMatchObject({

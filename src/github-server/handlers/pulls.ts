@@ -24,6 +24,19 @@ import { repoOf } from './repo-context.js';
 
 const PULL = '/repos/{owner}/{repo}/pulls/{pull_number}';
 
+/** The login of the workflow's GITHUB_TOKEN, which the repository setting below governs. */
+const ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * GitHub's answer, word for word, to the workflow's token when the repository's "Allow GitHub
+ * Actions to create and approve pull requests" setting is off.
+ */
+export const ACTIONS_MAY_NOT_CREATE_PULL_REQUESTS = {
+  message: 'GitHub Actions is not permitted to create or approve pull requests.',
+  documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
+  status: '403',
+};
+
 function pullOf(context: HandlerContext): FakePull {
   const { name } = repoOf(context);
   const pull = context.store.pull(name, intParam(context, 'pull_number'));
@@ -112,6 +125,9 @@ async function createPull(context: HandlerContext): Promise<Reply> {
   }
   const text = optionalString(body, 'body');
   assertBodyFits(context, text, 'PullRequest');
+  if (!repo.actionsCanCreatePullRequests && context.actor === ACTIONS_BOT) {
+    return json(403, ACTIONS_MAY_NOT_CREATE_PULL_REQUESTS);
+  }
 
   const headSide = headRepoOf(context, repo, head);
   const headExists =
