@@ -33,7 +33,7 @@ function repository(files: Record<string, string>) {
 const NO = { allowCiChanges: false };
 
 describe('ciPaths', () => {
-  it('finds workflows, actions, the default policy files and .github itself', () => {
+  it('finds workflows, actions, the default policy files, .claude/, .mcp.json and .github itself', () => {
     const paths = [
       'src/app.js',
       '.github/workflows/ci.yml',
@@ -44,6 +44,11 @@ describe('ciPaths', () => {
       '.github/workflows',
       '.github/CODEOWNERS',
       'docs/.github/workflows/x.yml',
+      '.claude/settings.json',
+      '.claude/hooks/check.sh',
+      '.claude/worktrees/fix/src/app.js',
+      '.mcp.json',
+      'docs/.mcp.json',
     ];
     expect(ciPaths(paths, '.github/ci-agent.yml')).toEqual([
       '.github/workflows/ci.yml',
@@ -52,6 +57,9 @@ describe('ciPaths', () => {
       '.github/ci-agent.json',
       '.github',
       '.github/workflows',
+      '.claude/settings.json',
+      '.claude/hooks/check.sh',
+      '.mcp.json',
     ]);
   });
 

@@ -1,6 +1,8 @@
 /**
  * Whether the run's commit may be pushed as it is: a commit that changes CI itself (a workflow,
- * an action of the repository, the policy the agent runs under) is held back unless the trusted
+ * an action of the repository, the policy the agent runs under, or the Claude Code configuration
+ * it reads: `.claude/` and `.mcp.json`, whose hooks and servers judge the next run) is held back
+ * unless the trusted
  * policy says `push.allowCiChanges: true`. The judges floor already refuses the agent's own edits
  * to these paths through its tools, but a Bash command or a test script can still write them, so
  * the check is on the commit.
@@ -37,6 +39,9 @@ export function ciPathPatterns(policyInput: string): string[] {
     '.github/workflows/**',
     '.github/actions',
     '.github/actions/**',
+    '.claude',
+    '.claude/**',
+    '.mcp.json',
     ...policies,
   ];
 }
@@ -44,7 +49,12 @@ export function ciPathPatterns(policyInput: string): string[] {
 /** The CI paths among `paths` (repository-relative, as git names them). */
 export function ciPaths(paths: readonly string[], policyInput: string): string[] {
   // Case-insensitively: on a checkout on macOS or Windows `.GitHub/workflows` is the same folder.
-  const isCi = picomatch(ciPathPatterns(policyInput), { dot: true, nocase: true });
+  const isCi = picomatch(ciPathPatterns(policyInput), {
+    dot: true,
+    nocase: true,
+    // Claude Code's worktrees are checkouts the agent works in, not configuration (judges.ts).
+    ignore: ['.claude/worktrees/**'],
+  });
   return paths.filter((path) => isCi(path));
 }
 
@@ -74,6 +84,6 @@ export async function heldBackCiChanges(
   return {
     paths,
     headline: 'nothing was pushed: the commit changes CI files, which the policy does not allow',
-    detail: `Held back: the commit changes ${listed}. Changes to workflows, actions and the policy file are pushed only when the policy says so (${ALLOW_CI_CHANGES}: true in ${options.policyInput}); nothing was pushed, and the whole patch is in the artifact.`,
+    detail: `Held back: the commit changes ${listed}. Changes to workflows, actions and what configures the agent (the policy file, .claude/, .mcp.json) are pushed only when the policy says so (${ALLOW_CI_CHANGES}: true in ${options.policyInput}); nothing was pushed, and the whole patch is in the artifact.`,
   };
 }
