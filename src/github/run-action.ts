@@ -297,10 +297,11 @@ async function work(
 
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
-    const markdown = renderReport(
+    const markdown = await renderReport(
       report,
       {
         conclusion,
+        workspace,
         headline,
         files,
         diff: shown,
