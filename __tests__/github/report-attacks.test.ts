@@ -52,7 +52,9 @@ type Place =
   | 'hook stderr'
   | 'file name'
   | 'branch name'
-  | 'denial reason';
+  | 'denial reason'
+  | 'headline'
+  | 'warning';
 
 const PLACES: Place[] = [
   'final text',
@@ -64,6 +66,8 @@ const PLACES: Place[] = [
   'file name',
   'branch name',
   'denial reason',
+  'headline',
+  'warning',
 ];
 
 const usage = {
@@ -228,7 +232,8 @@ function scenario(place: Place, hostile: string): { report: RunReport; context: 
     report: collector.report,
     context: {
       conclusion: 'success',
-      headline: 'the agent made changes',
+      headline: `the agent made changes${at('headline', '')}`,
+      warnings: [`git config was put back${at('warning', '')}`],
       files: [{ path: fileName, added: 1, removed: 1 }],
       diff: `diff --git a/${fileName} b/${fileName}\n--- a/${fileName}\n+++ b/${fileName}\n@@ -1 +1 @@\n-old\n+new\n`,
       runUrl: RUN_URL,
@@ -297,7 +302,10 @@ describe.each(renderers)('the rendered report (%s)', (renderer) => {
     expect(text).toMatch(/the full tool log[^·]*: the ci-agent-log artifact$/);
 
     // The hostile text shows as written (the final text keeps only its formatting).
-    if (place !== 'final text') expect(text).toContain(seen(hostile));
+    // Our own sentences (headline, warnings) show backticked names as code: only the backticks go.
+    const prose = place === 'headline' || place === 'warning';
+    if (place !== 'final text')
+      expect(text).toContain(seen(prose ? hostile.replace(/`([^`]+)`/g, '$1') : hostile));
 
     // In its own cell, not only somewhere on the page (the diff shows file names too).
     const [files, log] = tables(tree).filter((table) =>

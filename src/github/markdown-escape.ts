@@ -9,20 +9,25 @@
  * - Code is a code span, never `<code>` with entities: inside `<code>…</code>` cmark-gfm still
  *   autolinks `a&#64;b.com` (entities are decoded before its email autolinker runs); a code span's
  *   text is never parsed, and GitHub's mention, reference and emoji filters skip `code`.
- * - Plain text is backslash-escaped, which stops Markdown and HTML but not GitHub's filters: they
- *   run on the HTML text afterwards, where `\@x` is `@x` again. So a `<wbr>` (no width, nothing
- *   on copy) goes after each `@`, `#` before a digit, `:`, and between `www` and `.`: each filter
+ * - Plain text has the characters that start inline Markdown, HTML, an entity, a table cell or
+ *   math backslash-escaped (only those, so the Markdown stays readable in a terminal and the job
+ *   summary). That stops the parser but not GitHub's filters: they run on the HTML text
+ *   afterwards, where `\@x` is `@x` again. So a `<wbr>` (no width, nothing on copy) goes after
+ *   each `@`, `#` before a digit, `:` before a non-space, and between `www` and `.`: each filter
  *   and autolinker matches within one text node, and the element splits it.
  */
 
 /** A word-break opportunity: invisible, copied as nothing, and splits the text node. */
 const BREAK = '<wbr>';
 
-/** Every ASCII punctuation character: CommonMark lets each be backslash-escaped. */
-const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+/**
+ * Escape, code, emphasis, links and images, HTML and autolinks, entities, table cells,
+ * strikethrough, math. Text put at the start of a line by the caller always follows a prefix.
+ */
+const SIGNIFICANT = /[\\`*_[\]<>&|~!$]/g;
 
 /** Where GitHub would start a mention, reference, emoji, or autolink in plain text. */
-const LINK_STARTS = /(?<=@|#(?=\d)|:|(?<=www)(?=\.))/gi;
+const LINK_STARTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.))/gi;
 
 /**
  * `text` on one line as literal inline Markdown, safe in a table cell too: runs of white space
@@ -33,8 +38,20 @@ export function escapeText(text: string): string {
   // Split first: the break positions are found in the raw text, then each piece is escaped.
   return flat
     .split(LINK_STARTS)
-    .map((piece) => piece.replace(PUNCTUATION, (char) => `\\${char}`))
+    .map((piece) => piece.replace(SIGNIFICANT, (char) => `\\${char}`))
     .join(BREAK);
+}
+
+/**
+ * Our own sentences that quote names in backticks (a headline, a reason: "no rule allows
+ * `curl x`"): each backticked part becomes a code span, the rest escaped text. Whatever the
+ * quoted names hold, every piece is made safe on its own.
+ */
+export function escapeProse(text: string, options: CodeSpanOptions = {}): string {
+  return text
+    .split(/`([^`\n]+)`/)
+    .map((piece, index) => (index % 2 === 1 ? codeSpan(piece, options) : escapeText(piece)))
+    .join('');
 }
 
 export interface CodeSpanOptions {

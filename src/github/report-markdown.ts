@@ -16,7 +16,7 @@
 import { changeGroupOf, diffSections } from './change-groups.js';
 import type { ChangeGroup } from './change-groups.js';
 import type { FileChange } from './git.js';
-import { codeBlock, codeSpan, escapeText } from './markdown-escape.js';
+import { codeBlock, codeSpan, escapeProse, escapeText } from './markdown-escape.js';
 import type { RunReport, ToolCallEntry } from './report.js';
 import type { HookRunRecord } from '../hooks/types.js';
 import type { TodoItem } from '../tools/tool.js';
@@ -157,7 +157,7 @@ function prepare(
           : report.lastText,
       )
     : '';
-  const warnings = [...(context.warnings ?? []).map(escapeText)];
+  const warnings = (context.warnings ?? []).map((warning) => escapeProse(warning));
   const accidental = accidentalChange(context.files, byGroup);
   if (accidental) warnings.push(accidental);
   const workspace = context.workspace?.replace(/\/+$/, '');
@@ -218,7 +218,14 @@ function heading(view: View): string {
     context.prNumber ? `PR #${context.prNumber}` : undefined,
     context.commitSha ? `commit ${codeSpan(context.commitSha.slice(0, 7))}` : undefined,
   ].filter(Boolean);
-  const line = `### ${ICONS[context.conclusion]} ci-agent: ${escapeText(cut(context.headline, 300))}`;
+  // The pull request the run opened is the one reference left to link; any other `#N` in the
+  // headline came from somewhere else (an error message) and is escaped with the rest.
+  const ours = context.prNumber ? `pull request #${context.prNumber}` : undefined;
+  const headline = cut(context.headline, 300)
+    .split(ours ?? /(?!)/)
+    .map((piece) => escapeProse(piece))
+    .join(ours ?? '');
+  const line = `### ${ICONS[context.conclusion]} ci-agent: ${headline}`;
   return where.length > 0 ? `${line}\n\n${where.join(' · ')}` : line;
 }
 
