@@ -451,8 +451,9 @@ describe('renderReport', () => {
     const text = await renderReport(collect(many), { ...context, diff: '', files: [] });
     expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(text).toMatch(/calls not shown: the whole tool log is in the `ci-agent-log` artifact/);
-    expect(text).toContain(`/w/${'f'.repeat(60)}0`);
-    expect(text).toContain(`/w/${'f'.repeat(60)}2999`.slice(0, 90));
+    const visible = visibleText(renderGfm(text, 'remark'));
+    expect(visible).toContain(`/w/${'f'.repeat(60)}0\t`);
+    expect(visible).toContain(`/w/${'f'.repeat(60)}2999\t`);
   });
 
   it('masks secrets everywhere in the text', async () => {

@@ -6,9 +6,12 @@
  *
  * Checked against GitHub's own parser (cmark-gfm) and remark (__tests__/github/report-attacks.test.ts):
  *
- * - Code is a code span, never `<code>` with entities: inside `<code>…</code>` cmark-gfm still
- *   autolinks `a&#64;b.com` (entities are decoded before its email autolinker runs); a code span's
- *   text is never parsed, and GitHub's mention, reference and emoji filters skip `code`.
+ * - Code is a code span: its text is never parsed, and GitHub's mention, reference and emoji
+ *   filters skip `code`. In a table cell, where a long path or command must be able to wrap
+ *   (a code span cannot hold a break opportunity), it is `<code>` with every ASCII punctuation
+ *   character as a numeric entity and a `<wbr>` after each separator: entities alone are not
+ *   enough, as cmark-gfm decodes them before its email autolinker runs (`a&#64;b.com` is linked)
+ *   and remark before its URL one; the `<wbr>` splits the text those autolinkers see.
  * - Plain text has the characters that start inline Markdown, HTML, an entity, a table cell or
  *   math backslash-escaped (only those, so the Markdown stays readable in a terminal and the job
  *   summary). That stops the parser but not GitHub's filters: they run on the HTML text
@@ -28,16 +31,18 @@ const SIGNIFICANT = /[\\`*_[\]<>&|~!$]/g;
 
 /** Where GitHub would start a mention, reference, emoji, or autolink in plain text. */
 const LINK_STARTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.))/gi;
+/** The same, and where a long name in a table cell may wrap (`mcp__server__tool`). */
+const WRAP_POINTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.)|[/_.](?=[^/_.\s]))/gi;
 
 /**
  * `text` on one line as literal inline Markdown, safe in a table cell too: runs of white space
  * (newlines included) become one space.
  */
-export function escapeText(text: string): string {
+export function escapeText(text: string, options: { wrap?: boolean } = {}): string {
   const flat = text.replace(/\s+/g, ' ');
   // Split first: the break positions are found in the raw text, then each piece is escaped.
   return flat
-    .split(LINK_STARTS)
+    .split(options.wrap ? WRAP_POINTS : LINK_STARTS)
     .map((piece) => piece.replace(SIGNIFICANT, (char) => `\\${char}`))
     .join(BREAK);
 }
@@ -47,49 +52,63 @@ export function escapeText(text: string): string {
  * `curl x`"): each backticked part becomes a code span, the rest escaped text. Whatever the
  * quoted names hold, every piece is made safe on its own.
  */
-export function escapeProse(text: string, options: CodeSpanOptions = {}): string {
+export function escapeProse(text: string): string {
   return text
     .split(/`([^`\n]+)`/)
-    .map((piece, index) => (index % 2 === 1 ? codeSpan(piece, options) : escapeText(piece)))
+    .map((piece, index) => (index % 2 === 1 ? codeSpan(piece) : escapeText(piece)))
     .join('');
-}
-
-export interface CodeSpanOptions {
-  /** Inside a GFM table row: pipes must not split the cell. */
-  table?: boolean;
 }
 
 /**
  * `text` as inline code, exactly: one code span per line, joined by `<br>` so newlines stay
- * visible (a code span cannot hold a line break, nor can a table row). Empty text gives ''.
+ * visible (a code span cannot hold a line break). Not for table cells: see cellCode. Empty text
+ * gives ''.
  */
-export function codeSpan(text: string, options: CodeSpanOptions = {}): string {
+export function codeSpan(text: string): string {
   if (text === '') return '';
   return text
     .split(/\r\n|\r|\n/)
-    .map((line) => (options.table ? tableCodeLine(line) : spanOf(line)))
+    .map(spanOf)
     .join('<br>');
 }
 
-/**
- * In a table, GFM splits the row before parsing code spans, so a pipe is written `\|`. A
- * backslash right before the pipe makes `\\|`, which cmark-gfm keeps in the cell and micromark
- * splits on: such a pipe gets a `<code>` of its own, as an entity the row splitter never sees.
- */
-function tableCodeLine(line: string): string {
-  return line
-    .split(/(?<=\\)\|/)
-    .map((part) => spanOf(part, (code) => code.replace(/\|/g, '\\|')))
-    .join('<code>&#124;</code>');
-}
-
-function spanOf(line: string, escape: (code: string) => string = (code) => code): string {
+function spanOf(line: string): string {
   if (line === '') return '';
   const fence = '`'.repeat(longestRun(line, '`') + 1);
   // A space on each side is taken off again by the parser: it lets the code start or end with
   // a backtick, and keeps a line that starts and ends with a space as it is.
   const pad = /^[` ]|[` ]$/.test(line) && !/^ +$/.test(line) ? ' ' : '';
-  return `${fence}${pad}${escape(line)}${pad}${fence}`;
+  return `${fence}${pad}${line}${pad}${fence}`;
+}
+
+/** Characters after which a long path, URL or command may wrap. */
+const SEPARATORS = new Set(['/', '.', ':', '@', '-', '_', '=', ',', ';', '&', '?', '#', '\\']);
+/** A run this long with no separator gets a break opportunity anyway (a hash, a long word). */
+const LONGEST_RUN = 24;
+
+/**
+ * `text` as inline code for a table cell, exactly, able to wrap: `<code>` with each ASCII
+ * punctuation character as a numeric entity (no pipe splits the row, no Markdown or HTML forms),
+ * `<wbr>` after separators and inside long runs, `<br>` for newlines. Empty text gives ''.
+ */
+export function cellCode(text: string): string {
+  if (text === '') return '';
+  const lines = text.split(/\r\n|\r|\n/).map((line) => {
+    let out = '';
+    let run = 0;
+    for (const char of line) {
+      // remark links a text that ends in `www.`: the break goes before that dot.
+      if (char === '.' && /www$/i.test(out)) out += BREAK;
+      out += /^[!-/:-@[-`{-~]$/.test(char) ? `&#${char.charCodeAt(0)};` : char;
+      run = SEPARATORS.has(char) || char === ' ' ? 0 : run + 1;
+      if (SEPARATORS.has(char) || run >= LONGEST_RUN) {
+        out += BREAK;
+        run = 0;
+      }
+    }
+    return out;
+  });
+  return `<code>${lines.join('<br>')}</code>`;
 }
 
 /** `text` in a fenced code block no line of it can close, newlines and all. */

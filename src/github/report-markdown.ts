@@ -16,7 +16,7 @@
 import { changeGroupOf, diffSections } from './change-groups.js';
 import type { ChangeGroup } from './change-groups.js';
 import type { FileChange } from './git.js';
-import { codeBlock, codeSpan, escapeProse, escapeText } from './markdown-escape.js';
+import { cellCode, codeBlock, codeSpan, escapeProse, escapeText } from './markdown-escape.js';
 import type { RunReport, ToolCallEntry } from './report.js';
 import type { HookRunRecord } from '../hooks/types.js';
 import type { TodoItem } from '../tools/tool.js';
@@ -264,7 +264,7 @@ function filesTable(view: View, cap: number): string {
   const shown = view.shown.slice(0, cap);
   const rows = shown.map(
     (file) =>
-      `| ${codeSpan(cutPath(file.path), { table: true })} | +${thousands(file.added)} | −${thousands(file.removed)} |`,
+      `| ${cellCode(cutPath(file.path))} | +${thousands(file.added)} | −${thousands(file.removed)} |`,
   );
   const rest = view.shown.length - shown.length;
   if (rest > 0) rows.push(`| … ${more(rest, 'file')} in ${view.artifact} | | |`);
@@ -359,13 +359,13 @@ function toolLog(view: View, caps: Caps): string {
   const whole: Array<{ number: number; command: string }> = [];
   const row = (call: ToolCallEntry, index: number) => {
     const input = inputText(view, call.input);
-    let shown = codeSpan(input, { table: true });
+    let shown = cellCode(input);
     if (isLong(input)) {
       const firstLine = input.split(/\r\n|\r|\n/, 1)[0] ?? '';
-      shown = `${codeSpan(cut(firstLine, CELL_COMMAND_MAX - 1, ''), { table: true })}… (whole below)`;
+      shown = `${cellCode(cut(firstLine, CELL_COMMAND_MAX - 1, ''))}… (see below)`;
       whole.push({ number: index + 1, command: input });
     }
-    return `| ${index + 1} | ${escapeText(toolLabel(call))} | ${shown} | ${call.decision ?? '—'} | ${whyOf(view, call, notes)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${resultOf(call)} |`;
+    return `| ${index + 1} | ${escapeText(toolLabel(call), { wrap: true })} | ${shown} | ${call.decision ?? '—'} | ${whyOf(view, call, notes)} | ${call.durationMs === undefined ? '' : Math.round(call.durationMs)} | ${resultOf(call)} |`;
   };
   let rows: string[];
   let left = 0;
@@ -451,7 +451,7 @@ function whyOf(view: View, call: ToolCallEntry, notes: Notes): string {
   const rules = call.rules ?? [];
   if (rules.length > 0) {
     const [first] = rules;
-    const label = `${codeSpan(first!.text, { table: true })} (${codeSpan(view.relative(first!.source), { table: true })})${rules.length > 1 ? ` +${rules.length - 1}` : ''}`;
+    const label = `${cellCode(first!.text)} (${escapeText(view.relative(first!.source), { wrap: true })})${rules.length > 1 ? ` +${rules.length - 1}` : ''}`;
     const onAsk = call.askResolved ? ' → onAsk' : '';
     // An allow rule says it all; a denial or an answered ask has more to say.
     const note = call.decision === 'deny' || call.askResolved ? ` ${notes.ref(reason)}` : '';
@@ -499,9 +499,9 @@ function hookRow(view: View, run: HookRunRecord): string {
   const event = run.matcher ? `${run.event} (${run.matcher})` : run.event;
   const error = [
     run.error === undefined ? '' : escapeText(view.relative(cut(run.error, 160))),
-    run.stderrExcerpt ? codeSpan(cut(run.stderrExcerpt.trim(), 200), { table: true }) : '',
+    run.stderrExcerpt ? cellCode(cut(run.stderrExcerpt.trim(), 200)) : '',
   ].filter(Boolean);
-  return `| ${call ?? '—'} | ${escapeText(cut(event, 60))} | ${codeSpan(cut(run.command, 100), { table: true })} | ${run.exitCode ?? '—'} | ${Math.round(run.durationMs)} | ${escapeText(cut(run.decision ?? '', 20))} | ${error.join('<br>')} |`;
+  return `| ${call ?? '—'} | ${escapeText(cut(event, 60))} | ${cellCode(cut(run.command, 100))} | ${run.exitCode ?? '—'} | ${Math.round(run.durationMs)} | ${escapeText(cut(run.decision ?? '', 20))} | ${error.join('<br>')} |`;
 }
 
 function footer(view: View): string {
