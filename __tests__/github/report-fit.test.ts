@@ -9,7 +9,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/agent/events.js';
 import { executeSingleToolUse } from '../../src/execution/pipeline.js';
 import { createGit, diffSince } from '../../src/github/git.js';
 import { ReportCollector } from '../../src/github/report.js';
