@@ -15,6 +15,8 @@ export const RUN_URL = 'https://github.com/o/r/actions/runs/1';
 /** What an attacker writes; each is short enough that no cell cuts it. */
 export const HOSTILE: Record<string, string> = {
   'an HTML comment opener': 'evil <!--',
+  'a comment opener on its own line': 'evil\n<!--',
+  'a closing details tag on its own line': 'evil\n\n</details>\n\n# after',
   'a closing details tag': 'evil </details> after',
   'table pipes': 'evil | a | b |',
   'a backslash before a pipe': 'evil \\| and \\\\| x',
