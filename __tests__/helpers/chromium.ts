@@ -31,8 +31,11 @@ body { margin: 0; background: #fff; }
 }
 
 export interface Browser {
-  /** A page showing `markdown`, every `<details>` opened (a reader can open them). */
-  show(markdown: string): Promise<Page>;
+  /**
+   * A page showing `markdown`, every `<details>` opened (a reader can open them) unless
+   * `openDetails` is false: then as GitHub first shows it.
+   */
+  show(markdown: string, options?: { openDetails?: boolean }): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -53,13 +56,14 @@ export async function launchChromium(): Promise<Browser> {
     ],
   });
   return {
-    async show(markdown) {
+    async show(markdown, { openDetails = true } = {}) {
       const page = await context.newPage();
       await page.setContent(commentPage(markdown));
       // A string: the test files are compiled without the DOM library.
-      await page.evaluate(
-        "for (const details of document.querySelectorAll('details')) details.open = true",
-      );
+      if (openDetails)
+        await page.evaluate(
+          "for (const details of document.querySelectorAll('details')) details.open = true",
+        );
       return page;
     },
     async close() {

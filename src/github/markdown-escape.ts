@@ -32,7 +32,7 @@ const SIGNIFICANT = /[\\`*_[\]<>&|~!$]/g;
 /** Where GitHub would start a mention, reference, emoji, or autolink in plain text. */
 const LINK_STARTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.))/gi;
 /** The same, and where a long name in a table cell may wrap (`mcp__server__tool`). */
-const WRAP_POINTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.)|[/_.](?=[^/_.\s]))/gi;
+const WRAP_POINTS = /(?<=@|#(?=\d)|:(?=\S)|(?<=www)(?=\.)|[/_](?=[^/_\s]))/gi;
 
 /**
  * `text` on one line as literal inline Markdown, safe in a table cell too: runs of white space
