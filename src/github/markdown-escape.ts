@@ -8,10 +8,11 @@
  *
  * - Code is a code span: its text is never parsed, and GitHub's mention, reference and emoji
  *   filters skip `code`. In a table cell, where a long path or command must be able to wrap
- *   (a code span cannot hold a break opportunity), it is `<code>` with every ASCII punctuation
- *   character as a numeric entity and a `<wbr>` after each separator: entities alone are not
- *   enough, as cmark-gfm decodes them before its email autolinker runs (`a&#64;b.com` is linked)
- *   and remark before its URL one; the `<wbr>` splits the text those autolinkers see.
+ *   (a code span cannot hold a break opportunity), it is `<code>` with the characters that would
+ *   form something escaped, and a `<wbr>` where an autolinker would start and after separators
+ *   in a long word. Escaping alone is not enough there: cmark-gfm decodes `a&#64;b.com` before
+ *   its email autolinker runs (it is linked), remark its URLs; the `<wbr>` splits the text those
+ *   autolinkers see.
  * - Plain text has the characters that start inline Markdown, HTML, an entity, a table cell or
  *   math backslash-escaped (only those, so the Markdown stays readable in a terminal and the job
  *   summary). That stops the parser but not GitHub's filters: they run on the HTML text
@@ -83,32 +84,65 @@ function spanOf(line: string): string {
 
 /** Characters after which a long path, URL or command may wrap. */
 const SEPARATORS = new Set(['/', '.', ':', '@', '-', '_', '=', ',', ';', '&', '?', '#', '\\']);
-/** A run this long with no separator gets a break opportunity anyway (a hash, a long word). */
+/** A word (between spaces) longer than this gets break opportunities: it could widen its column. */
+const LONG_WORD = 20;
+/** In a long word, a run this long with no separator gets one anyway (a hash, a long name). */
 const LONGEST_RUN = 24;
 
 /**
- * `text` as inline code for a table cell, exactly, able to wrap: `<code>` with each ASCII
- * punctuation character as a numeric entity (no pipe splits the row, no Markdown or HTML forms),
- * `<wbr>` after separators and inside long runs, `<br>` for newlines. Empty text gives ''.
+ * Inside `<code>` in a table cell: an entity where the character would end the cell or the
+ * element or start another (`|`, `<`, `&`, a backtick), a backslash where it would be Markdown
+ * (emphasis, strikethrough, a link, math, an escape). The rest stays readable as it is.
+ */
+const CELL_ESCAPES: Record<string, string> = {
+  '|': '&#124;',
+  '<': '&lt;',
+  '&': '&amp;',
+  '`': '&#96;',
+  '\\': '\\\\',
+  '*': '\\*',
+  _: '\\_',
+  '~': '\\~',
+  '[': '\\[',
+  ']': '\\]',
+  $: '\\$',
+};
+
+/**
+ * `text` as inline code for a table cell, exactly, able to wrap: `<code>` with the characters
+ * that would form something escaped (no pipe splits the row), `<wbr>` where an autolinker would
+ * start and, in a long word, after separators; `<br>` for newlines. Empty text gives ''.
  */
 export function cellCode(text: string): string {
   if (text === '') return '';
-  const lines = text.split(/\r\n|\r|\n/).map((line) => {
-    let out = '';
-    let run = 0;
-    for (const char of line) {
-      // remark links a text that ends in `www.`: the break goes before that dot.
-      if (char === '.' && /www$/i.test(out)) out += BREAK;
-      out += /^[!-/:-@[-`{-~]$/.test(char) ? `&#${char.charCodeAt(0)};` : char;
-      run = SEPARATORS.has(char) || char === ' ' ? 0 : run + 1;
-      if (SEPARATORS.has(char) || run >= LONGEST_RUN) {
-        out += BREAK;
-        run = 0;
-      }
-    }
-    return out;
-  });
+  const lines = text.split(/\r\n|\r|\n/).map((line) =>
+    line
+      .split(/( +)/)
+      .map((word) => cellWord(word))
+      .join(''),
+  );
   return `<code>${lines.join('<br>')}</code>`;
+}
+
+function cellWord(word: string): string {
+  const long = word.length > LONG_WORD;
+  let out = '';
+  let run = 0;
+  const chars = [...word];
+  chars.forEach((char, index) => {
+    // remark links a text that ends in `www.`: the break goes before that dot.
+    if (char === '.' && /www$/i.test(chars.slice(0, index).join(''))) out += BREAK;
+    out += CELL_ESCAPES[char] ?? char;
+    run = SEPARATORS.has(char) ? 0 : run + 1;
+    const next = chars[index + 1] ?? '';
+    // An email address, a mention or a URL's `://` is split where its autolinker would start.
+    const linkStart = char === '@' || (char === ':' && next === '/');
+    if (linkStart || (long && (SEPARATORS.has(char) || run >= LONGEST_RUN) && next !== '')) {
+      out += BREAK;
+      run = 0;
+    }
+  });
+  return out;
 }
 
 /** `text` in a fenced code block no line of it can close, newlines and all. */
