@@ -466,6 +466,20 @@ describe('renderReport', () => {
     expect(visibleText(renderGfm(text, 'remark'))).toContain('the key is ***');
   });
 
+  it('masks a secret before escaping it, so no escape hides it from the masker', async () => {
+    const report = collect();
+    const secret = 'tok_en|42*x';
+    report.calls[0]!.input = { command: `curl -H "Authorization: ${secret}" x` };
+    report.lastText = `the token is ${secret}`;
+    const text = await renderReport(report, context, {
+      mask: (value) => value.replaceAll(secret, '***'),
+    });
+    const visible = visibleText(renderGfm(text, 'remark'));
+    expect(visible).not.toContain(secret);
+    expect(visible).toContain('curl -H "Authorization: ***" x');
+    expect(visible).toContain('the token is ***');
+  });
+
   it('shows a command in its cell as it ran: pipes and newlines kept, one row', async () => {
     const report = collect();
     report.calls[0]!.input = { command: 'a | b\nc' };
