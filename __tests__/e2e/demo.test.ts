@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { renderGfm, visibleText } from '../helpers/gfm.js';
 
 const DEMO = resolve(import.meta.dirname, '../../dist/demo/index.js');
 
@@ -26,7 +27,11 @@ describe('npm run demo (dist/demo/index.js)', () => {
       expect(run.stdout).toContain(
         '### ✅ ci-agent: the agent made changes; pull request #8 is ready for review',
       );
-      expect(run.stdout).toContain("allowed by rule 'Bash(npm test)' (.github/ci-agent.yml)");
+      // The comment as GitHub shows it: the tool log names the rule and the file it came from.
+      const comment = run.stdout.slice(run.stdout.indexOf('<!-- ci-agent:report -->'));
+      expect(visibleText(renderGfm(comment, 'remark'))).toContain(
+        'Bash(npm test) (.github/ci-agent.yml)',
+      );
       expect(run.stdout).toContain(
         '-  for (let i = 1; i < values.length; i++) total += values[i];',
       );

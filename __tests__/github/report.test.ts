@@ -9,6 +9,7 @@ import {
   shortInput,
 } from '../../src/github/report-markdown.js';
 import type { PermissionDecision } from '../../src/permissions/types.js';
+import { elementsNamed, renderGfm, tables, visibleText } from '../helpers/gfm.js';
 
 const usage = {
   input_tokens: 1000,
@@ -148,6 +149,15 @@ function collect(list: AgentEvent[] = events()) {
   return collector.report;
 }
 
+/** What a reader sees of `text`, with white space collapsed. */
+const seen = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** The tool log's rows as rendered (header left out), each as its cells' text. */
+function toolLogRows(markdown: string): string[][] {
+  const log = tables(renderGfm(markdown, 'remark')).find((table) => table[0]?.[0] === '#');
+  return log?.slice(1) ?? [];
+}
+
 const context: ReportContext = {
   conclusion: 'success',
   headline: 'Fixed the failing test; PR #12 is ready for review',
@@ -160,7 +170,7 @@ const context: ReportContext = {
 };
 
 describe('ReportCollector', () => {
-  it('records each call once, in the turn whose message carried it, with its decision and timing', () => {
+  it('records each call once, in the turn whose message carried it, with its decision and timing', async () => {
     const report = collect();
     expect(report.calls).toEqual([
       {
@@ -170,6 +180,7 @@ describe('ReportCollector', () => {
         input: { file_path: '/w/a.ts' },
         decision: 'allow',
         decisionReason: 'read-only call inside the workspace',
+        decisionSource: 'default',
         durationMs: 3.4,
         isError: false,
         stage: 'completed',
@@ -181,17 +192,19 @@ describe('ReportCollector', () => {
         input: { command: 'rm -rf build' },
         decision: 'deny',
         decisionReason: denyDecision.reason,
+        decisionSource: 'deny-rule',
+        rules: [{ text: 'Bash(rm:*)', source: '.claude/settings.json' }],
         durationMs: 0.2,
         isError: true,
         stage: 'permission',
       },
     ]);
     expect(report.lastText).toBe('Fixed it.');
-    expect(report.hookRuns).toHaveLength(1);
+    expect(report.hookRuns).toEqual([expect.objectContaining({ toolUseId: 't2', exitCode: 127 })]);
     expect(report.denials[0]?.rules).toEqual(['Bash(rm:*)']);
   });
 
-  it("keeps the model's last task list from TodoWrite, and ignores a failed TodoWrite", () => {
+  it("keeps the model's last task list from TodoWrite, and ignores a failed TodoWrite", async () => {
     const todoResult = (id: string, newTodos: unknown, isError = false): AgentEvent => ({
       type: 'tool-result',
       toolUseId: id,
@@ -213,13 +226,18 @@ describe('ReportCollector', () => {
       todoResult('t3', [], true),
     ]);
     expect(report.todos).toEqual(second);
-    const text = renderReport(report, context);
-    expect(text).toContain(
-      '**Task list (1/3 done)**\n\n- [x] Read the code\n- [ ] ⏳ Fix mean()\n- [ ] Run the tests',
+    const tree = renderGfm(await renderReport(report, context), 'remark');
+    expect(seen(visibleText(tree))).toContain(
+      'Task list (1/3 done) Read the code ⏳ Fix mean() Run the tests',
     );
+    expect(elementsNamed(tree, 'input').map((box) => box.properties.checked === true)).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
-  it("lists a subagent's calls under the Agent call that ran them, in that call's turn", () => {
+  it("lists a subagent's calls under the Agent call that ran them, in that call's turn", async () => {
     const agentCall: AgentEvent = {
       type: 'assistant-message',
       messageId: 'm1',
@@ -275,12 +293,18 @@ describe('ReportCollector', () => {
       ['a1', 1, undefined],
       ['s1', 1, { toolUseId: 'a1', agentType: 'Explore' }],
     ]);
-    expect(renderReport(report, context)).toContain(
-      '| 2 | 1 | ↳ Explore: Read | /w/a | allow | read-only call inside the workspace | 2 | ok |',
-    );
+    expect(toolLogRows(await renderReport(report, context))[1]).toEqual([
+      '2',
+      '↳ Explore: Read',
+      '/w/a',
+      'allow',
+      'read-only call inside the workspace',
+      '2',
+      'ok',
+    ]);
   });
 
-  it('counts model API retries, kept cut-off responses and compactions, and says so', () => {
+  it('counts model API retries, kept cut-off responses and compactions, and says so', async () => {
     const retry: AgentEvent = {
       type: 'api-retry',
       attempt: 1,
@@ -306,13 +330,13 @@ describe('ReportCollector', () => {
       ...events(),
     ]);
     expect(report.incidents).toEqual({ apiRetries: 2, partialResponses: 1, compactions: 1 });
-    expect(renderReport(report, context)).toMatch(
+    expect(await renderReport(report, context)).toMatch(
       / · 2 model API retries · 1 cut-off response\(s\) kept · context compacted 1×/,
     );
-    expect(renderReport(collect(), context)).not.toContain('retr');
+    expect(await renderReport(collect(), context)).not.toContain('retr');
   });
 
-  it('shows how an MCP server’s questions were answered, without the server’s words', () => {
+  it('shows how an MCP server’s questions were answered, without the server’s words', async () => {
     const mcpCall: AgentEvent[] = [
       {
         type: 'permission-decision',
@@ -339,24 +363,25 @@ describe('ReportCollector', () => {
     ];
     const report = collect(mcpCall);
     expect(report.calls[0]?.elicitations).toEqual(['declined', 'accepted with defaults']);
-    const text = renderReport(report, context);
-    expect(text).toContain(
-      '| allow | the server asked for input: declined, accepted with defaults · read-only call inside the workspace |',
-    );
+    const text = await renderReport(report, context);
+    expect(toolLogRows(text)[0]?.slice(3, 5)).toEqual([
+      'allow',
+      'the server asked for input: declined, accepted with defaults · read-only call inside the workspace',
+    ]);
     expect(text).not.toContain('evil.example');
   });
 
-  it('shows no task list when the model never wrote one', () => {
+  it('shows no task list when the model never wrote one', async () => {
     const report = collect();
     expect(report.todos).toBeUndefined();
-    expect(renderReport(report, context)).not.toContain('Task list');
+    expect(await renderReport(report, context)).not.toContain('Task list');
   });
 
-  it('keeps what it saw when the run is cut short (no result yet)', () => {
+  it('keeps what it saw when the run is cut short (no result yet)', async () => {
     const report = collect(events().slice(0, 4));
     expect(report.result).toBeUndefined();
     expect(report.calls).toHaveLength(1);
-    const text = renderReport(report, {
+    const text = await renderReport(report, {
       ...context,
       conclusion: 'cancelled',
       headline: 'Stopped',
@@ -368,36 +393,44 @@ describe('ReportCollector', () => {
 });
 
 describe('renderReport', () => {
-  it('puts the marker and the outcome first, then changes, diff, denials, tool log, hooks', () => {
-    const text = renderReport(collect(), context);
+  it('puts the marker and the outcome first, then changes, diff, denials, tool log, hooks', async () => {
+    const text = await renderReport(collect(), context);
     expect(text.startsWith(`${REPORT_MARKER}\n\n### ✅ ci-agent: Fixed the failing test`)).toBe(
       true,
     );
+    const visible = seen(visibleText(renderGfm(text, 'remark')));
     const order = [
       '2 turns',
-      '| `src/a.ts` | +2 | −1 |',
-      '```diff',
-      '**Denied calls (1)**',
+      'file added removed src/a.ts +2 −1',
+      'diff --git a/src/a.ts',
+      'Denied calls (1) call 2: Bash rm -rf build — denied by rule',
       'Tool log (2 calls)',
       'Hook runs (1, 1 failed)',
-    ].map((needle) => text.indexOf(needle));
+    ].map((needle) => visible.indexOf(needle));
     expect(order.every((position) => position > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    expect(text).toContain(
-      "| 2 | 1 | Bash | rm -rf build | deny | denied by rule 'Bash(rm:*)' (.claude/settings.json) |",
-    );
+    expect(toolLogRows(text)[1]).toEqual([
+      '2',
+      'Bash',
+      'rm -rf build',
+      'deny',
+      'Bash(rm:*) (.claude/settings.json) [1]',
+      '0',
+      'denied',
+    ]);
+    expect(visible).toContain("[1] denied by rule 'Bash(rm:*)' (.claude/settings.json)");
     expect(text).toContain('1,250 tokens · $0.0123 · 4.3 s');
     expect(text).toContain('`ci-agent-log` artifact');
   });
 
-  it('uses a longer fence when the diff contains backticks', () => {
-    const text = renderReport(collect(), { ...context, diff: '+```js\n+code\n+```\n' });
+  it('uses a longer fence when the diff contains backticks', async () => {
+    const text = await renderReport(collect(), { ...context, diff: '+```js\n+code\n+```\n' });
     expect(text).toContain('````diff\n+```js');
   });
 
-  it('cuts the diff first to fit the comment limit, and says where the whole patch is', () => {
+  it('cuts the diff first to fit the comment limit, and says where the whole patch is', async () => {
     const diff = `${'+x'.repeat(50_000)}\n`;
-    const text = renderReport(collect(), { ...context, diff });
+    const text = await renderReport(collect(), { ...context, diff });
     expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(text).toMatch(
       /diff cut after [\d,]+ of 100,001 characters: the whole patch is in the `ci-agent-log` artifact/,
@@ -405,7 +438,7 @@ describe('renderReport', () => {
     expect(text).toContain('Tool log (2 calls)');
   });
 
-  it('cuts the tool log when it alone is too long, keeping the first and last calls', () => {
+  it('cuts the tool log when it alone is too long, keeping the first and last calls', async () => {
     const many: AgentEvent[] = [];
     for (let index = 0; index < 3_000; index++) {
       many.push({
@@ -415,27 +448,44 @@ describe('renderReport', () => {
         input: { file_path: `/w/${'f'.repeat(60)}${index}` },
       });
     }
-    const text = renderReport(collect(many), { ...context, diff: '', files: [] });
+    const text = await renderReport(collect(many), { ...context, diff: '', files: [] });
     expect(text.length).toBeLessThanOrEqual(GITHUB_COMMENT_LIMIT);
     expect(text).toMatch(/calls not shown: the whole tool log is in the `ci-agent-log` artifact/);
-    expect(text).toContain(`/w/${'f'.repeat(60)}0`);
-    expect(text).toContain(`/w/${'f'.repeat(60)}2999`.slice(0, 90));
+    const visible = visibleText(renderGfm(text, 'remark'));
+    expect(visible).toContain(`/w/${'f'.repeat(60)}0\t`);
+    expect(visible).toContain(`/w/${'f'.repeat(60)}2999\t`);
   });
 
-  it('masks secrets everywhere in the text', () => {
+  it('masks secrets everywhere in the text', async () => {
     const report = collect();
     report.lastText = 'the key is sk-ant-secret-123';
-    const text = renderReport(report, context, {
+    const text = await renderReport(report, context, {
       mask: (value) => value.replaceAll('sk-ant-secret-123', '***'),
     });
     expect(text).not.toContain('sk-ant-secret-123');
-    expect(text).toContain('the key is ***');
+    expect(visibleText(renderGfm(text, 'remark'))).toContain('the key is ***');
   });
 
-  it('keeps table cells on one line and escapes pipes', () => {
+  it('masks a secret before escaping it, so no escape hides it from the masker', async () => {
+    const report = collect();
+    const secret = 'tok_en|42*x';
+    report.calls[0]!.input = { command: `curl -H "Authorization: ${secret}" x` };
+    report.lastText = `the token is ${secret}`;
+    const text = await renderReport(report, context, {
+      mask: (value) => value.replaceAll(secret, '***'),
+    });
+    const visible = visibleText(renderGfm(text, 'remark'));
+    expect(visible).not.toContain(secret);
+    expect(visible).toContain('curl -H "Authorization: ***" x');
+    expect(visible).toContain('the token is ***');
+  });
+
+  it('shows a command in its cell as it ran: pipes and newlines kept, one row', async () => {
     const report = collect();
     report.calls[0]!.input = { command: 'a | b\nc' };
-    expect(renderReport(report, context)).toContain('| a \\| b c |');
+    const rows = toolLogRows(await renderReport(report, context));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.[2]).toBe('a | b\nc');
   });
 });
 

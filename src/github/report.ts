@@ -16,8 +16,19 @@ export interface ToolCallEntry {
   decision?: 'allow' | 'deny';
   /** The rule, hook or default behind the decision, in words. */
   decisionReason?: string;
+  /** Which step of the evaluation decided (permissions/types.ts DecisionSource). */
+  decisionSource?: string;
+  /** The evaluation asked and the policy's onAsk answered. */
+  askResolved?: boolean;
+  /** The rules that decided, each with the file (or flag) it came from. */
+  rules?: Array<{ text: string; source: string }>;
   durationMs?: number;
   isError?: boolean;
+  /**
+   * The exit status a command tool reported in its structured output (`exitCode`, as Bash
+   * does), null when the command never exited; absent for tools that report none.
+   */
+  exitCode?: number | null;
   /** Pipeline stage the call ended in (schema, validation, permission, call, completed, …). */
   stage?: string;
   /** For a call a subagent made: the Agent call it ran under, and the agent's type. */
@@ -85,7 +96,7 @@ export class ReportCollector {
       case 'subagent-event': {
         // A subagent's calls are listed under the Agent call that ran them, in its turn.
         const inner = event.event;
-        if (inner.type === 'hook-run') this.report.hookRuns.push(inner.run);
+        if (inner.type === 'hook-run') this.report.hookRuns.push(hookRunOf(inner));
         if (
           inner.type !== 'tool-call-start' &&
           inner.type !== 'permission-decision' &&
@@ -100,7 +111,7 @@ export class ReportCollector {
         return;
       }
       case 'hook-run':
-        this.report.hookRuns.push(event.run);
+        this.report.hookRuns.push(hookRunOf(event));
         return;
       case 'result':
         this.report.result = event.result;
@@ -136,6 +147,19 @@ export class ReportCollector {
   }
 }
 
+/** A hook run with the call it ran for: the event names it when the record does not. */
+function hookRunOf(event: { toolUseId?: string; run: HookRunRecord }): HookRunRecord {
+  const toolUseId = event.run.toolUseId ?? event.toolUseId;
+  return toolUseId === undefined ? event.run : { ...event.run, toolUseId };
+}
+
+/** `exitCode` of a tool's structured output: a number, or null for a command that never exited. */
+function exitCodeOf(structured: unknown): number | null | undefined {
+  if (typeof structured !== 'object' || structured === null) return undefined;
+  const exitCode = (structured as { exitCode?: unknown }).exitCode;
+  return typeof exitCode === 'number' || exitCode === null ? exitCode : undefined;
+}
+
 /** TodoWrite's structured output is `{oldTodos, newTodos}`; anything else is ignored. */
 function newTodosOf(structured: unknown): TodoItem[] | undefined {
   if (typeof structured !== 'object' || structured === null) return undefined;
@@ -158,11 +182,18 @@ function record(entry: ToolCallEntry, event: CallEvent): void {
       entry.input = event.input;
       entry.decision = event.decision.behavior;
       entry.decisionReason = event.decision.reason;
+      entry.decisionSource = event.decision.source;
+      if (event.decision.askResolved) entry.askResolved = true;
+      if (event.decision.matchedRules.length > 0) {
+        entry.rules = event.decision.matchedRules.map(({ text, source }) => ({ text, source }));
+      }
       return;
     case 'tool-result': {
       entry.durationMs = event.durationMs;
       entry.isError = event.result.is_error === true;
       entry.stage = event.stage;
+      const exitCode = exitCodeOf(event.structured);
+      if (exitCode !== undefined) entry.exitCode = exitCode;
       const answers = elicitationAnswersOf(event.structured);
       if (answers) entry.elicitations = answers;
       return;

@@ -359,6 +359,7 @@ async function work(
         report,
         {
           conclusion,
+          workspace,
           headline,
           files,
           diff: shown,
@@ -376,11 +377,11 @@ async function work(
         },
         { mask: (text) => masker.mask(text) },
       );
-    let markdown = render(artifactFiles(paths, [paths.report]));
+    let markdown = await render(artifactFiles(paths, [paths.report]));
     writeFileSync(paths.report, markdown);
     if (inputs.uploadArtifact) {
       const uploaded = await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
-      if (!uploaded) markdown = render([]);
+      if (!uploaded) markdown = await render([]);
     }
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
