@@ -50,6 +50,7 @@ import type { Conclusion } from './report-markdown.js';
 import type { Task } from './task.js';
 import { buildTaskPrompt } from './task-prompt.js';
 import { fetchPullRequest, pullRequestOfTask } from './pull-request.js';
+import { refusalReason, scanPush } from './push-scan.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 
@@ -79,7 +80,7 @@ export async function runAction(
   const early = worksOnHead(task)
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
-  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
+  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, secretValues(env));
   const authorization = await authorizeActor(octokit, {
     owner: event.owner,
     repo: event.repo,
@@ -115,7 +116,8 @@ async function work(
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
   };
-  const masker = createSecretMasker([...secretValues(env), apiKey, inputs.githubToken]);
+  const secrets = [...secretValues(env), apiKey, inputs.githubToken];
+  let masker = createSecretMasker(secrets);
   const target = commentTarget(task, event);
   // The "working" comment goes out while the run gets going: the first model request does not
   // wait for GitHub. The report waits for it, so that it replaces that same comment.
@@ -261,6 +263,15 @@ async function work(
 
     commitSha = await commitAll(git, commitMessage(task));
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
+    // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
+    // the text one scanned, and every value found is masked from here on, the report's diff too.
+    const scan = commitSha
+      ? await scanPush(git, { base: baseSha, head: commitSha, branch: branch ?? '', secrets })
+      : undefined;
+    if (scan && scan.findings.length > 0) {
+      masker = createSecretMasker([...secrets, ...scan.values]);
+      patch = scan.patch;
+    }
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
     // half-done work is not pushed: the runner kills the job soon after SIGTERM anyway.
@@ -270,7 +281,10 @@ async function work(
           headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
         }
       : judge(task, result, files.length > 0));
-    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
+    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && scan?.findings.length) {
+      conclusion = 'failed';
+      headline = refusalReason(scan.findings);
+    } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
         await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
         if (pr === undefined) {

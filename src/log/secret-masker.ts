@@ -1,8 +1,9 @@
 /**
  * Masks known secret values (DECISIONS #16) in everything the run writes: stdout, the tool log,
- * the transcript. A value is masked raw, URL-encoded and base64-encoded — base64 at each of the
- * three byte alignments, because a token usually sits inside a longer encoded string (`git`'s
- * `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one).
+ * the transcript. A value is masked raw, URL-encoded, reversed and base64-encoded — base64 at each
+ * of the three byte alignments, because a token usually sits inside a longer encoded string
+ * (`git`'s `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one). The push scan
+ * (push-scan.ts) looks for the same encodings in what would be pushed.
  */
 
 /** What a secret becomes. */
@@ -29,8 +30,7 @@ export function createSecretMasker(secrets: readonly string[]): SecretMasker {
   for (const secret of secrets) {
     const value = secret.trim();
     if (value.length < MIN_SECRET_LENGTH) continue;
-    for (const pattern of encodingsOf(value))
-      if (pattern.length >= MIN_SECRET_LENGTH) patterns.add(pattern);
+    for (const { text } of secretEncodings(value)) patterns.add(text);
   }
   if (patterns.size === 0) return { mask: (text) => text, maskJson: (value) => value };
 
@@ -51,13 +51,25 @@ export function createSecretMasker(secrets: readonly string[]): SecretMasker {
   };
 }
 
-function encodingsOf(value: string): string[] {
+export type SecretEncoding = 'raw' | 'URL-encoded' | 'reversed' | 'base64';
+
+/**
+ * The forms of one secret value that still give it away, each at least MIN_SECRET_LENGTH long
+ * (a shorter base64 core would match ordinary text). Reversed: the cheapest way around a filter
+ * that knows only the value (`rev`, `[::-1]`).
+ */
+export function secretEncodings(value: string): Array<{ encoding: SecretEncoding; text: string }> {
   const bytes = Buffer.from(value, 'utf8');
-  return [
-    value,
-    encodeURIComponent(value),
-    ...[0, 1, 2].map((offset) => base64Core(bytes, offset)),
+  const forms: Array<{ encoding: SecretEncoding; text: string }> = [
+    { encoding: 'raw', text: value },
+    { encoding: 'URL-encoded', text: encodeURIComponent(value) },
+    { encoding: 'reversed', text: [...value].reverse().join('') },
+    ...[0, 1, 2].map((offset) => ({
+      encoding: 'base64' as const,
+      text: base64Core(bytes, offset),
+    })),
   ];
+  return forms.filter((form) => form.text.length >= MIN_SECRET_LENGTH);
 }
 
 /**
