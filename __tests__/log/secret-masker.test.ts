@@ -36,6 +36,11 @@ describe('createSecretMasker', () => {
       expect(masker.mask('aXbbbbc+d?(e)[f]$^')).toBe('aXbbbbc+d?(e)[f]$^');
     });
 
+    it('masks the reversed form', () => {
+      const reversed = [...TOKEN].reverse().join('');
+      expect(createSecretMasker([TOKEN]).mask(`echo ${reversed} | rev`)).toBe(`echo ${MASK} | rev`);
+    });
+
     it('masks the URL-encoded form', () => {
       const secret = 'p@ss/word+with=chars';
       const url = `https://user:${encodeURIComponent(secret)}@example.com`;
