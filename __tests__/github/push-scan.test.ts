@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGit } from '../../src/github/git.js';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
 import {
   addedLines,
   isPlaceholder,
@@ -131,13 +132,22 @@ describe('scanAddedLines', () => {
       expect(found).toEqual(['2: GITHUB_TOKEN (secretlint rule github)']);
     });
 
-    it('gives the values found, for redaction, and never puts one in a finding', async () => {
-      const scan = await scanAddedLines(newFilePatch('a.js', `const t = "${GITHUB_PAT}";`), {
-        secrets: [],
-      });
-      expect(scan.values).toContain(GITHUB_PAT);
-      expect(JSON.stringify(scan.findings)).not.toContain(GITHUB_PAT.slice(4));
-    });
+    it.each([
+      ['a GitHub token', `const t = "${GITHUB_PAT}";`, GITHUB_PAT],
+      ['an AWS secret key', `aws_secret_access_key = ${AWS_SECRET}`, AWS_SECRET],
+      ['an Anthropic key', `ANTHROPIC_API_KEY=${ANTHROPIC}`, ANTHROPIC],
+      ['a database password', `DATABASE_URL=${POSTGRES}`, 's3cr3tPassw0rd'],
+      ['a private key', PRIVATE_KEY.trim(), PRIVATE_KEY.split('\n')[3]!],
+    ])(
+      'gives what it found in %s, so the patch can be redacted, and never puts it in a finding',
+      async (_label, content, credential) => {
+        const patch = newFilePatch('a.js', content);
+        const scan = await scanAddedLines(patch, { secrets: [] });
+        expect(scan.findings).toHaveLength(1);
+        expect(createSecretMasker(scan.values).mask(patch)).not.toContain(credential);
+        expect(JSON.stringify(scan.findings)).not.toContain(credential);
+      },
+    );
   });
 
   describe('when nothing secret is added', () => {

@@ -326,11 +326,19 @@ async function lintAddedLines(
     const content = rows.join('\n');
     const result = await lintSource({
       source: { content, filePath: file.path, contentType: 'text' },
-      options: { config, maskSecrets: true, noPhysicFilePath: true },
+      // Unmasked: the values are needed for redaction; the findings never carry them.
+      options: { config, maskSecrets: false, noPhysicFilePath: true },
     });
     for (const message of result.messages) {
-      const found = content.slice(message.range[0], message.range[1]);
-      if (isPlaceholder(found)) continue;
+      // The rule's data holds what it matched (`range` is not always the match: the AWS rule's
+      // starts at its key name) beside labels (`typeName`), which are not in the text; the
+      // range's text only when a rule gives no such data.
+      const data = Object.values(message.data ?? {}).filter(
+        (value): value is string =>
+          typeof value === 'string' && value !== '' && content.includes(value),
+      );
+      const found = data.length > 0 ? data : [content.slice(...message.range)];
+      if (found.every(isPlaceholder)) continue;
       const rule = message.ruleId.startsWith(RULE_PREFIX)
         ? message.ruleId.slice(RULE_PREFIX.length)
         : message.ruleId;
@@ -339,7 +347,7 @@ async function lintAddedLines(
         line: message.loc.start.line,
         rule: `${message.messageId} (secretlint rule ${rule})`,
       });
-      values.push(...found.split('\n').map((piece) => piece.trim()));
+      for (const text of found) values.push(...text.split('\n').map((piece) => piece.trim()));
     }
   }
   return { findings, values };

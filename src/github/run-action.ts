@@ -20,6 +20,7 @@ import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
+import { redactNdjsonFile } from '../log/redact-ndjson.js';
 import { createAnthropicClient } from '../model/anthropic-client.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
@@ -271,6 +272,7 @@ async function work(
     if (scan && scan.findings.length > 0) {
       masker = createSecretMasker([...secrets, ...scan.values]);
       patch = scan.patch;
+      for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
     }
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
