@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { secretEncodings } from '../../src/log/secret-masker.js';
+import { MIN_PREFIX_LENGTH, secretEncodings } from '../../src/log/secret-masker.js';
 import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
 import {
   API_KEY,
@@ -62,11 +62,14 @@ function readThenEdit(root: string, newString: string, ...more: ReplayScriptEntr
   ];
 }
 
-/** Every encoding of the run's secrets found in `text`, named; [] when there is none. */
+/**
+ * Every encoding of the run's secrets found in `text`, named; [] when there is none. A form counts
+ * from its first MIN_PREFIX_LENGTH characters: a secret cut short by a length limit still leaks.
+ */
 function leaks(text: string): string[] {
   return [API_KEY, TOKEN].flatMap((secret) =>
     secretEncodings(secret)
-      .filter((form) => text.includes(form.text))
+      .filter((form) => text.includes(form.text.slice(0, MIN_PREFIX_LENGTH)))
       .map((form) => `${secret === TOKEN ? 'the token' : 'the API key'} (${form.encoding})`),
   );
 }
@@ -145,6 +148,33 @@ describe('the GitHub Action and the run secrets', () => {
     expect(reportComments(github)[0]?.body).toContain('curl');
     await expectNoLeak(harness, run);
     expect(github.violations()).toEqual([]);
+  });
+
+  it('masks them where a length limit cuts them short: the PR title and body, the commit', async () => {
+    // "Fix #1: " + the title: the commit's subject is cut at 200, the PR's title at 250; the
+    // PR body keeps 10,000 characters of the final text. Each cut falls inside a token.
+    const title = `${'a'.repeat(174)}${TOKEN}${'b'.repeat(26)}${TOKEN}`;
+    const harness = await startActionHarness({
+      files: FILES,
+      seed: { issues: [{ ...ISSUE, title }] },
+    });
+    const { origin, github } = harness;
+    const event = issueLabeled('ci-agent');
+    event.issue.title = title;
+    const model = await startModel({
+      turns: readThenEdit(origin.checkout, 'let i = 0', [
+        { type: 'text', text: `${'c'.repeat(10_000 - 20)}${TOKEN} and more` },
+      ]),
+    });
+    const run = await runBuiltAction(harness, model, { payload: event, eventName: 'issues' });
+
+    expect(run.code, run.stdout).toBe(0);
+    const pull = github.state.pulls[0];
+    expect(pull?.title).toMatch(/^Fix #1: a+\*\*\*b+\*\*\*$/);
+    expect(pull?.body).toContain(`${'c'.repeat(100)}***`);
+    const subject = await origin.git(['log', '-1', '--format=%s', 'ci-agent/issue-1'], origin.bare);
+    expect(subject.trim()).toMatch(/^Fix #1: a+\*\*\*$/);
+    await expectNoLeak(harness, run);
   });
 
   it('refuses to push the token the agent wrote into a file, and keeps the work redacted', async () => {

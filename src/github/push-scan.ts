@@ -16,7 +16,8 @@
  * secretlint adds about 80 KB, loaded only when something is about to be pushed. Its
  * `secretlint-disable` comment filter is left out: the agent writes the files it would filter.
  */
-import { MIN_SECRET_LENGTH, secretEncodings } from '../log/secret-masker.js';
+import { createSecretFinder } from '../log/secret-masker.js';
+import type { SecretEncoding } from '../log/secret-masker.js';
 import type { Git } from './git.js';
 
 /** One place that holds a secret. `line` is 1-based; 0 means the file's name itself. */
@@ -46,14 +47,14 @@ export async function scanAddedLines(patch: string, options: ScanOptions): Promi
   const values: string[] = [];
   for (const file of files) {
     for (const hit of known(file.path)) {
-      findings.push({ file: file.path, line: 0, rule: ofThisRun(hit.encoding) });
+      findings.push({ file: file.path, line: 0, rule: hit.rule });
       values.push(hit.text);
     }
     for (const run of consecutiveRuns(file.lines)) {
       const joined = run.map((entry) => entry.text).join('');
       for (const hit of known(joined)) {
         const line = lineAt(run, hit.index);
-        findings.push({ file: file.path, line, rule: ofThisRun(hit.encoding) });
+        findings.push({ file: file.path, line, rule: hit.rule });
         values.push(...fragments(run, hit.index, hit.text.length));
       }
     }
@@ -101,14 +102,14 @@ export async function scanPush(
   const values = [...scan.values];
   const known = knownSecretSearch(options.secrets);
   for (const hit of known(options.branch)) {
-    findings.push(`the branch name: ${ofThisRun(hit.encoding)}`);
+    findings.push(`the branch name: ${hit.rule}`);
     values.push(hit.text);
   }
   const fields = log.split('\0');
   for (let index = 0; index + 1 < fields.length; index += 2) {
     const sha = fields[index]!.trim();
     for (const hit of known(fields[index + 1]!)) {
-      findings.push(`the message of commit ${sha}: ${ofThisRun(hit.encoding)}`);
+      findings.push(`the message of commit ${sha}: ${hit.rule}`);
       values.push(hit.text);
     }
   }
@@ -216,33 +217,23 @@ function unquote(path: string): string {
 interface KnownHit {
   index: number;
   text: string;
-  encoding: string;
+  rule: string;
 }
 
-/** A search of text for every encoding of every secret, longest first (as the masker masks). */
+/** A search of text for the run's secrets, by the masker's own finder. */
 function knownSecretSearch(secrets: readonly string[]): (text: string) => KnownHit[] {
-  const encodings = new Map<string, string>();
-  for (const secret of secrets) {
-    const value = secret.trim();
-    if (value.length < MIN_SECRET_LENGTH) continue;
-    for (const form of secretEncodings(value))
-      if (!encodings.has(form.text)) encodings.set(form.text, form.encoding);
-  }
-  if (encodings.size === 0) return () => [];
-  const alternatives = [...encodings.keys()]
-    .sort((a, b) => b.length - a.length)
-    .map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  const regex = new RegExp(alternatives.join('|'), 'g');
+  const find = createSecretFinder(secrets);
   return (text) =>
-    [...text.matchAll(regex)].map((match) => ({
+    find(text).map((match) => ({
       index: match.index,
-      text: match[0],
-      encoding: encodings.get(match[0]) ?? 'raw',
+      text: text.slice(match.index, match.index + match.length),
+      rule: ofThisRun(match.encoding, match.whole),
     }));
 }
 
-function ofThisRun(encoding: string): string {
-  return encoding === 'raw' ? 'a secret of this run' : `a secret of this run (${encoding})`;
+function ofThisRun(encoding: SecretEncoding, whole: boolean): string {
+  const what = whole ? 'a secret of this run' : 'the start of a secret of this run';
+  return encoding === 'raw' ? what : `${what} (${encoding})`;
 }
 
 /** Runs of added lines with consecutive numbers: text that reads on from line to line. */
