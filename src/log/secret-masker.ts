@@ -2,8 +2,10 @@
  * Masks known secret values (DECISIONS #16) in everything the run writes: stdout, the tool log,
  * the transcript. A value is masked raw, URL-encoded, reversed and base64-encoded — base64 at each
  * of the three byte alignments, because a token usually sits inside a longer encoded string
- * (`git`'s `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one). The push scan
- * (push-scan.ts) looks for the same encodings in what would be pushed.
+ * (`git`'s `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one) — and from its
+ * first MIN_PREFIX_LENGTH characters on, so that a secret a length limit cuts short is masked too.
+ * The push scan (push-scan.ts) looks for the same forms, with the same finder, in what would be
+ * pushed.
  */
 
 /** What a secret becomes. */
