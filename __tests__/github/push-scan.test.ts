@@ -70,6 +70,11 @@ describe('scanAddedLines', () => {
       ['base64, after 1 byte', `h: ${base64At(SECRET, 'x')}`, '(base64)'],
       ['base64, after 2 bytes', `h: ${base64At(SECRET, 'xy')}`, '(base64)'],
       ['base64, in a basic auth header', `h: ${base64At(SECRET, 'x-access-token:')}`, '(base64)'],
+      [
+        'hex, as xxd -p prints it',
+        `${Buffer.from(SECRET).toString('hex').slice(0, 60)}\n${Buffer.from(SECRET).toString('hex').slice(60)}`,
+        '(hex)',
+      ],
       ['cut short after 20 characters', `t = "${SECRET.slice(0, 20)}"`, 'the start of a secret'],
     ])('finds it %s', async (_label, line, rule) => {
       const found = await rulesFor(`first line\n${line}\nlast line`);
@@ -308,6 +313,40 @@ describe('scanPush', () => {
       'hidden.txt line 1: GITHUB_TOKEN (secretlint rule github)',
       'secret.dat line 1: a secret of this run',
     ]);
+  });
+
+  it('finds a secret the agent committed and removed again: the history is pushed too', async () => {
+    const { root, base } = repository({ 'a.txt': 'x\n' });
+    const added = commit(root, { 'a.txt': `x\n${SECRET}\n` }, 'add');
+    const head = commit(root, { 'a.txt': 'x\ny\n' }, 'remove');
+    const scan = await scanPush(createGit(root, {}), {
+      base,
+      head,
+      branch: 'b',
+      secrets: SECRETS,
+    });
+    const short = git(root, 'rev-parse', '--short', added);
+    expect(scan.findings).toEqual([`a.txt line 2 in commit ${short}: a secret of this run`]);
+    // The artifact's patch is the change as a whole, which no longer holds it.
+    expect(scan.patch).not.toContain(SECRET);
+  });
+
+  it('finds a secret that a merge commit itself brings in', async () => {
+    const { root, base } = repository({ 'a.txt': 'x\n' });
+    git(root, 'checkout', '-q', '-b', 'side');
+    commit(root, { 'side.txt': 'side\n' }, 'side');
+    git(root, 'checkout', '-q', 'main');
+    commit(root, { 'a.txt': 'y\n' }, 'main');
+    git(root, 'merge', '-q', '--no-commit', 'side');
+    const merge = commit(root, { 'evil.txt': `${SECRET}\n` }, 'merge side');
+    const scan = await scanPush(createGit(root, {}), {
+      base,
+      head: merge,
+      branch: 'b',
+      secrets: SECRETS,
+    });
+    const short = git(root, 'rev-parse', '--short', merge);
+    expect(scan.findings).toEqual([`evil.txt line 1 in commit ${short}: a secret of this run`]);
   });
 
   it('finds a secret in the branch name and in the message of a commit the agent made', async () => {

@@ -1,8 +1,8 @@
 /**
  * What is about to be pushed, checked for secrets (issue 12, item 4). Before a push:
- *   1. the added lines of `git diff --text base head` (every file read as text, whatever its
+ *   1. the added lines of each commit to push (every file read as text, whatever its
  *      attributes; no textconv, no external diff) and the new files' names are searched for the
- *      run's secrets in every encoding the masker knows (raw, URL-encoded, reversed, base64),
+ *      run's secrets in every form the masker knows (raw, URL-encoded, reversed, base64, hex),
  *      also across the line breaks of a run of added lines (`base64` wraps at 76 columns);
  *   2. the same added lines are linted with secretlint's recommended rule set, for credentials the
  *      run never knew (a cloud key, a private key, a database URL with its password);
@@ -16,6 +16,7 @@
  * secretlint adds about 80 KB, loaded only when something is about to be pushed. Its
  * `secretlint-disable` comment filter is left out: the agent writes the files it would filter.
  */
+import { randomUUID } from 'node:crypto';
 import { createSecretFinder } from '../log/secret-masker.js';
 import type { SecretEncoding } from '../log/secret-masker.js';
 import type { Git } from './git.js';
@@ -69,51 +70,80 @@ export interface PushScan {
   /** Each place, described for the headline ("src/a.js line 3: …"), in patch order. */
   findings: string[];
   values: string[];
-  /** The text patch that was scanned: the artifact's patch when the push is refused. */
+  /** `git diff --text base head`: the artifact's patch when the push is refused. */
   patch: string;
 }
 
-/** Scans what pushing `head` (as `branch`) would publish beyond `base`. */
+/**
+ * Every diff ci-agent reads for the scan: each file as text whatever its attributes, no textconv,
+ * no external diff, no colour, and fixed prefixes whatever `diff.noprefix` says.
+ */
+const TEXT_DIFF = [
+  '--no-color',
+  '--no-ext-diff',
+  '--no-textconv',
+  '--text',
+  '--src-prefix=a/',
+  '--dst-prefix=b/',
+];
+
+/**
+ * Scans what pushing `head` (as `branch`) would publish beyond `base`: every commit of the range,
+ * each against each of its parents (`-m`), since a secret the agent committed and then removed is
+ * still in the history that is pushed.
+ */
 export async function scanPush(
   git: Git,
   options: ScanOptions & { base: string; head: string; branch: string },
 ): Promise<PushScan> {
-  const range = [options.base, options.head];
-  const [patch, log] = await Promise.all([
-    git.run([
-      '-c',
-      'core.quotePath=false',
-      'diff',
-      '--no-color',
-      '--no-ext-diff',
-      '--no-textconv',
-      '--text',
-      '--src-prefix=a/',
-      '--dst-prefix=b/',
-      ...range,
-    ]),
-    git.run(['log', '--format=%h%x00%B%x00', `${options.base}..${options.head}`]),
+  const range = `${options.base}..${options.head}`;
+  const quoting = ['-c', 'core.quotePath=false'];
+  // A header line no file can hold by chance (a NUL would not do: binary content has them).
+  const marker = `ci-agent-commit-${randomUUID()}`;
+  const [patch, history, log] = await Promise.all([
+    git.run([...quoting, 'diff', ...TEXT_DIFF, options.base, options.head]),
+    git.run([...quoting, 'log', '-p', '-m', ...TEXT_DIFF, `--format=${marker} %h`, range]),
+    git.run(['log', `--format=${marker} %h%n%B`, range]),
   ]);
-  const scan = await scanAddedLines(patch, options);
-  const findings = scan.findings.map(
-    (finding) =>
-      `${finding.line === 0 ? `the name of ${finding.file}` : `${finding.file} line ${finding.line}`}: ${finding.rule}`,
-  );
-  const values = [...scan.values];
+  const commits = byCommit(history, marker);
+  const several = new Set(commits.map((commit) => commit.sha)).size > 1;
+  const findings: string[] = [];
+  const values: string[] = [];
+  for (const commit of commits) {
+    const scan = await scanAddedLines(commit.patch, options);
+    values.push(...scan.values);
+    for (const finding of scan.findings) {
+      const place =
+        finding.line === 0 ? `the name of ${finding.file}` : `${finding.file} line ${finding.line}`;
+      const described = `${place}${several ? ` in commit ${commit.sha}` : ''}: ${finding.rule}`;
+      if (!findings.includes(described)) findings.push(described);
+    }
+  }
   const known = knownSecretSearch(options.secrets);
   for (const hit of known(options.branch)) {
     findings.push(`the branch name: ${hit.rule}`);
     values.push(hit.text);
   }
-  const fields = log.split('\0');
-  for (let index = 0; index + 1 < fields.length; index += 2) {
-    const sha = fields[index]!.trim();
-    for (const hit of known(fields[index + 1]!)) {
+  for (const { sha, patch: message } of byCommit(log, marker)) {
+    for (const hit of known(message)) {
       findings.push(`the message of commit ${sha}: ${hit.rule}`);
       values.push(hit.text);
     }
   }
   return { findings, values, patch };
+}
+
+/** `git log --format='<marker> %h…'` output, cut at each marker line: each commit's text. */
+function byCommit(output: string, marker: string): Array<{ sha: string; patch: string }> {
+  return output
+    .split(new RegExp(`^${marker} `, 'm'))
+    .filter(Boolean)
+    .map((part) => {
+      const newline = part.indexOf('\n');
+      return newline === -1
+        ? { sha: part.trim(), patch: '' }
+        : { sha: part.slice(0, newline), patch: part.slice(newline + 1) };
+    });
 }
 
 /** The headline's reason for a refused push: the first places, never a value. */

@@ -1,6 +1,6 @@
 /**
  * Masks known secret values (DECISIONS #16) in everything the run writes: stdout, the tool log,
- * the transcript. A value is masked raw, URL-encoded, reversed and base64-encoded — base64 at each
+ * the transcript. A value is masked raw, URL-encoded, reversed, hex- and base64-encoded — base64 at each
  * of the three byte alignments, because a token usually sits inside a longer encoded string
  * (`git`'s `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one) — and from its
  * first MIN_PREFIX_LENGTH characters on, so that a secret a length limit cuts short is masked too.
@@ -112,7 +112,7 @@ export function createSecretFinder(secrets: readonly string[]): (text: string) =
   };
 }
 
-export type SecretEncoding = 'raw' | 'URL-encoded' | 'reversed' | 'base64';
+export type SecretEncoding = 'raw' | 'URL-encoded' | 'reversed' | 'base64' | 'hex';
 
 /**
  * The forms of one secret value that still give it away, each at least MIN_SECRET_LENGTH long
@@ -125,6 +125,8 @@ export function secretEncodings(value: string): Array<{ encoding: SecretEncoding
     { encoding: 'raw', text: value },
     { encoding: 'URL-encoded', text: encodeURIComponent(value) },
     { encoding: 'reversed', text: [...value].reverse().join('') },
+    // As `xxd -p` and `od` print bytes; lower case, the form every such tool uses.
+    { encoding: 'hex', text: bytes.toString('hex') },
     ...[0, 1, 2].map((offset) => ({
       encoding: 'base64' as const,
       text: base64Core(bytes, offset),
