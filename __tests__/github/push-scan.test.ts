@@ -133,6 +133,22 @@ describe('scanAddedLines', () => {
       expect(found).toEqual(['2: PrivateKey (secretlint rule privatekey)']);
     });
 
+    it('finds a GCP service account key file by its JSON shape', async () => {
+      const key = JSON.stringify(
+        {
+          type: 'service_account',
+          project_id: 'demo',
+          private_key_id: 'abc123',
+          private_key: PRIVATE_KEY,
+          client_email: 'ci@demo.iam.gserviceaccount.com',
+        },
+        null,
+        2,
+      );
+      const found = await rulesFor(key, 'deploy/service-account.json');
+      expect(found).toContain('1: PrivateKeyJSON (secretlint rule gcp)');
+    });
+
     it('is not silenced by a secretlint-disable comment the agent wrote', async () => {
       const found = await rulesFor(`// secretlint-disable\nconst t = "${GITHUB_PAT}";`);
       expect(found).toEqual(['2: GITHUB_TOKEN (secretlint rule github)']);

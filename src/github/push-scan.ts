@@ -17,6 +17,7 @@
  * `secretlint-disable` comment filter is left out: the agent writes the files it would filter.
  */
 import { randomUUID } from 'node:crypto';
+import { basename, extname, join } from 'node:path';
 import { createSecretFinder } from '../log/secret-masker.js';
 import type { SecretEncoding } from '../log/secret-masker.js';
 import type { Git } from './git.js';
@@ -318,6 +319,8 @@ function firstPerLine(
 }
 
 const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments';
+/** Below a device, so never a directory (ENOTDIR): nothing under it can be read. */
+const NO_DIRECTORY = '/dev/null/ci-agent-push-scan';
 const RULE_PREFIX = '@secretlint/secretlint-rule-';
 
 /**
@@ -344,9 +347,18 @@ async function lintAddedLines(
     if (file.lines.length === 0) continue;
     const rows: string[] = new Array<string>(file.lines.at(-1)!.line).fill('');
     for (const entry of file.lines) rows[entry.line - 1] = entry.text;
-    const content = rows.join('\n');
+    // secretlint drops a leading byte order mark, which would shift every range it reports.
+    const content = rows.join('\n').replace(/^\uFEFF/, '');
     const result = await lintSource({
-      source: { content, filePath: file.path, contentType: 'text' },
+      // The name keeps what the rules read from it (the extension, `package.json`, `.npmrc`) in
+      // a directory that cannot exist: the p12 rule reads its file from disk, and the agent's
+      // file could be a link to anything (/dev/zero). A .p12 key is binary: it is not linted.
+      source: {
+        content,
+        filePath: join(NO_DIRECTORY, basename(file.path)),
+        ext: extname(file.path),
+        contentType: 'text',
+      },
       // Unmasked: the values are needed for redaction; the findings never carry them.
       options: { config, maskSecrets: false, noPhysicFilePath: true },
     });
