@@ -12,13 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGit } from '../../src/github/git.js';
 import { createSecretMasker } from '../../src/log/secret-masker.js';
-import {
-  addedLines,
-  isPlaceholder,
-  refusalReason,
-  scanAddedLines,
-  scanPush,
-} from '../../src/github/push-scan.js';
+import { refusalReason, scanAddedLines, scanPush } from '../../src/github/push-scan.js';
 
 const SECRET = 'run-secret-value-0123456789';
 /** Long enough that its base64 form wraps at 76 columns. */
@@ -194,53 +188,6 @@ describe('scanAddedLines', () => {
   });
 });
 
-describe('addedLines', () => {
-  it('numbers added lines in the new file and never takes an added `++` line for a header', () => {
-    const patch = [
-      'diff --git a/a.txt b/a.txt',
-      'index 1111111..2222222 100644',
-      '--- a/a.txt',
-      '+++ b/a.txt',
-      '@@ -2,3 +2,4 @@ context',
-      ' kept',
-      '-gone',
-      '+++ b/looks-like-a-header',
-      '+new',
-      ' kept too',
-      '\\ No newline at end of file',
-      '',
-    ].join('\n');
-    expect(addedLines(patch)).toEqual([
-      {
-        path: 'a.txt',
-        lines: [
-          { line: 3, text: '++ b/looks-like-a-header' },
-          { line: 4, text: 'new' },
-        ],
-      },
-    ]);
-  });
-
-  it('reads a quoted file name', () => {
-    const patch = newFilePatch('x', 'one').replace(
-      '+++ b/x',
-      '+++ "b/tab\\there \\"q\\" \\303\\251"',
-    );
-    expect(addedLines(patch)[0]!.path).toBe('tab\there "q" é');
-  });
-});
-
-describe('isPlaceholder', () => {
-  it.each([
-    [`ghp_${'x'.repeat(36)}`, true],
-    ['AKIA0000000000000000', true],
-    [GITHUB_PAT, false],
-    [AWS_SECRET, false],
-  ])('%s: %s', (text, expected) => {
-    expect(isPlaceholder(text)).toBe(expected);
-  });
-});
-
 describe('refusalReason', () => {
   it('names the first three places and how many more, and says where the patch is', () => {
     const reason = refusalReason(['a.js line 1: x', 'b.js line 2: y', 'c.js line 3: z', 'd', 'e']);
@@ -363,6 +310,24 @@ describe('scanPush', () => {
     });
     const short = git(root, 'rev-parse', '--short', merge);
     expect(scan.findings).toEqual([`evil.txt line 1 in commit ${short}: a secret of this run`]);
+  });
+
+  it('finds a secret in the name of a file renamed as it was, or created empty', async () => {
+    const { root, base } = repository({ 'a.txt': 'x\n' });
+    git(root, 'mv', 'a.txt', `${SECRET}.txt`);
+    write(root, { [`empty-${[...SECRET].reverse().join('')}`]: '' });
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'rename');
+    const scan = await scanPush(createGit(root, {}), {
+      base,
+      head: git(root, 'rev-parse', 'HEAD'),
+      branch: 'b',
+      secrets: SECRETS,
+    });
+    expect(scan.findings).toEqual([
+      `the name of empty-${[...SECRET].reverse().join('')}: a secret of this run (reversed)`,
+      `the name of ${SECRET}.txt: a secret of this run`,
+    ]);
   });
 
   it('finds a secret in the branch name and in the message of a commit the agent made', async () => {

@@ -2,24 +2,20 @@
  * What is about to be pushed, checked for secrets (issue 12, item 4). Before a push:
  *   1. the added lines of each commit to push (every file read as text, whatever its
  *      attributes; no textconv, no external diff) and the new files' names are searched for the
- *      run's secrets in every form the masker knows (raw, URL-encoded, reversed, base64, hex),
- *      also across the line breaks of a run of added lines (`base64` wraps at 76 columns);
- *   2. the same added lines are linted with secretlint's recommended rule set, for credentials the
- *      run never knew (a cloud key, a private key, a database URL with its password);
+ *      run's secrets in every form the masker knows (raw, URL-encoded, reversed, hex, base64,
+ *      cut short), also across the line breaks of a run of added lines (`base64` wraps at 76);
+ *   2. the same added lines are linted for credentials the run never knew (credential-rules.ts:
+ *      a cloud key, a private key, a database URL with its password);
  *   3. the branch name and the messages of the commits to push are searched for the run's secrets.
  * Any finding refuses the push; the caller keeps the work as a patch with every value found
  * redacted.
- *
- * secretlint rather than our own patterns: its rules are maintained per provider (token formats
- * change, new providers appear), each names itself, and its core runs in-process on a string.
- * gitleaks' rules are the other maintained set, but they ship as TOML for a Go binary. Bundled,
- * secretlint adds about 80 KB, loaded only when something is about to be pushed. Its
- * `secretlint-disable` comment filter is left out: the agent writes the files it would filter.
  */
 import { randomUUID } from 'node:crypto';
-import { basename, extname, join } from 'node:path';
 import { createSecretFinder } from '../log/secret-masker.js';
 import type { SecretEncoding } from '../log/secret-masker.js';
+import { addedLines } from './added-lines.js';
+import type { AddedLine, FileAdditions } from './added-lines.js';
+import { findCredentials } from './credential-rules.js';
 import type { Git } from './git.js';
 
 /** One place that holds a secret. `line` is 1-based; 0 means the file's name itself. */
@@ -61,7 +57,7 @@ export async function scanAddedLines(patch: string, options: ScanOptions): Promi
       }
     }
   }
-  const linted = await lintAddedLines(files);
+  const linted = await findCredentials(files);
   findings.push(...linted.findings);
   values.push(...linted.values);
   return { findings: firstPerLine(findings, files), values };
@@ -154,97 +150,6 @@ export function refusalReason(findings: readonly string[]): string {
   return `nothing was pushed: what would be pushed holds a secret (${shown}${more}); the patch, with it redacted, is in the artifact`;
 }
 
-interface AddedLine {
-  line: number;
-  text: string;
-}
-
-interface FileAdditions {
-  path: string;
-  lines: AddedLine[];
-}
-
-/**
- * The added lines of each file of a patch, numbered in the new file. Hunks are read by their
- * header's counts, so an added line that itself starts with `++` is never taken for a header.
- */
-export function addedLines(patch: string): FileAdditions[] {
-  const files: FileAdditions[] = [];
-  const rows = patch.split('\n');
-  let current: FileAdditions | undefined;
-  for (let index = 0; index < rows.length; index++) {
-    const row = rows[index]!;
-    if (row.startsWith('diff --git ')) {
-      current = undefined;
-    } else if (row.startsWith('+++ ')) {
-      const target = row.slice(4).replace(/\t$/, '');
-      current =
-        target === '/dev/null' ? undefined : { path: stripPrefix(unquote(target)), lines: [] };
-      if (current) files.push(current);
-    } else if (row.startsWith('@@ ') && current) {
-      const header = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(row);
-      if (!header) continue;
-      let oldLeft = Number(header[1] ?? 1);
-      let newLeft = Number(header[3] ?? 1);
-      let line = Number(header[2]);
-      while ((oldLeft > 0 || newLeft > 0) && index + 1 < rows.length) {
-        const body = rows[++index]!;
-        if (body.startsWith('\\')) continue;
-        if (body.startsWith('+')) {
-          current.lines.push({ line: line++, text: body.slice(1).replace(/\r$/, '') });
-          newLeft--;
-        } else if (body.startsWith('-')) {
-          oldLeft--;
-        } else {
-          line++;
-          oldLeft--;
-          newLeft--;
-        }
-      }
-    }
-  }
-  return files;
-}
-
-/** `b/path` → `path`; the diff is made with explicit prefixes. */
-function stripPrefix(path: string): string {
-  return path.startsWith('b/') ? path.slice(2) : path;
-}
-
-/** git's C-style quoting of an unusual path (`"a\"b\tc"`, octal bytes), undone. */
-function unquote(path: string): string {
-  if (!path.startsWith('"') || !path.endsWith('"')) return path;
-  const bytes: number[] = [];
-  const body = path.slice(1, -1);
-  const escapes: Record<string, number> = {
-    n: 10,
-    t: 9,
-    r: 13,
-    '"': 34,
-    '\\': 92,
-    a: 7,
-    b: 8,
-    f: 12,
-    v: 11,
-  };
-  for (let index = 0; index < body.length; index++) {
-    const char = body[index]!;
-    if (char !== '\\') {
-      bytes.push(...Buffer.from(char, 'utf8'));
-      continue;
-    }
-    const octal = /^[0-7]{3}/.exec(body.slice(index + 1));
-    if (octal) {
-      bytes.push(parseInt(octal[0], 8));
-      index += 3;
-    } else {
-      const next = body[++index] ?? '';
-      bytes.push(escapes[next] ?? next.charCodeAt(0));
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
 interface KnownHit {
   index: number;
   text: string;
@@ -316,83 +221,4 @@ function firstPerLine(
       return true;
     })
     .sort((a, b) => (order.get(a.file) ?? 0) - (order.get(b.file) ?? 0) || a.line - b.line);
-}
-
-const FILTER_COMMENTS = '@secretlint/secretlint-rule-filter-comments';
-/** Below a device, so never a directory (ENOTDIR): nothing under it can be read. */
-const NO_DIRECTORY = '/dev/null/ci-agent-push-scan';
-const RULE_PREFIX = '@secretlint/secretlint-rule-';
-
-/**
- * secretlint over each file's added lines, placed at their own line numbers (the lines between
- * left empty), so that what it reports is where the line is in the file.
- */
-async function lintAddedLines(
-  files: readonly FileAdditions[],
-): Promise<{ findings: AddedLineFinding[]; values: string[] }> {
-  const findings: AddedLineFinding[] = [];
-  const values: string[] = [];
-  if (files.every((file) => file.lines.length === 0)) return { findings, values };
-  // Loaded here: a run that pushes nothing never pays for it.
-  const [{ lintSource }, { rules }] = await Promise.all([
-    import('@secretlint/core'),
-    import('@secretlint/secretlint-rule-preset-recommend'),
-  ]);
-  const config = {
-    rules: rules
-      .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
-      .map((rule) => ({ id: rule.meta.id, rule })),
-  };
-  for (const file of files) {
-    if (file.lines.length === 0) continue;
-    const rows: string[] = new Array<string>(file.lines.at(-1)!.line).fill('');
-    for (const entry of file.lines) rows[entry.line - 1] = entry.text;
-    // secretlint drops a leading byte order mark, which would shift every range it reports.
-    const content = rows.join('\n').replace(/^\uFEFF/, '');
-    const result = await lintSource({
-      // The name keeps what the rules read from it (the extension, `package.json`, `.npmrc`) in
-      // a directory that cannot exist: the p12 rule reads its file from disk, and the agent's
-      // file could be a link to anything (/dev/zero). A .p12 key is binary: it is not linted.
-      source: {
-        content,
-        filePath: join(NO_DIRECTORY, basename(file.path)),
-        ext: extname(file.path),
-        contentType: 'text',
-      },
-      // Unmasked: the values are needed for redaction; the findings never carry them.
-      options: { config, maskSecrets: false, noPhysicFilePath: true },
-    });
-    for (const message of result.messages) {
-      // The rule's data holds what it matched (`range` is not always the match: the AWS rule's
-      // starts at its key name) beside labels (`typeName`), which are not in the text; the
-      // range's text only when a rule gives no such data.
-      const data = Object.values(message.data ?? {}).filter(
-        (value): value is string =>
-          typeof value === 'string' && value !== '' && content.includes(value),
-      );
-      const found = data.length > 0 ? data : [content.slice(...message.range)];
-      if (found.every(isPlaceholder)) continue;
-      const rule = message.ruleId.startsWith(RULE_PREFIX)
-        ? message.ruleId.slice(RULE_PREFIX.length)
-        : message.ruleId;
-      findings.push({
-        file: file.path,
-        line: message.loc.start.line,
-        rule: `${message.messageId} (secretlint rule ${rule})`,
-      });
-      for (const text of found) values.push(...text.split('\n').map((piece) => piece.trim()));
-    }
-  }
-  return { findings, values };
-}
-
-/**
- * Documentation's stand-ins (`ghp_xxxxxxxx…`, `AKIA0000…`) match the rules' shapes but hold no
- * secret: more than half of their characters are one repeated character. A real token's most
- * common character is a small share of it.
- */
-export function isPlaceholder(text: string): boolean {
-  const counts = new Map<string, number>();
-  for (const char of text) counts.set(char, (counts.get(char) ?? 0) + 1);
-  return Math.max(...counts.values()) * 2 > [...text].length;
 }
