@@ -22,6 +22,8 @@ import type { ActionHarness, ActionRun } from '../helpers/action-harness.js';
 import { FILES, ISSUE, issueLabeled } from './trigger-fixtures.js';
 
 const TITLE = `mean() is wrong (token ${TOKEN})`;
+/** A secret the workflow passes to the step under a name of its own (`env: NPM_TOKEN: …`). */
+const STEP_SECRET = 'npm_e2eStepSecret0123456789abcdef';
 
 function setup(files: Record<string, string> = FILES): Promise<ActionHarness> {
   return startActionHarness({ files, seed: { issues: [{ ...ISSUE, title: TITLE }] } });
@@ -67,10 +69,11 @@ function readThenEdit(root: string, newString: string, ...more: ReplayScriptEntr
  * from its first MIN_PREFIX_LENGTH characters: a secret cut short by a length limit still leaks.
  */
 function leaks(text: string): string[] {
-  return [API_KEY, TOKEN].flatMap((secret) =>
+  const secrets = { 'the token': TOKEN, 'the API key': API_KEY, 'the step secret': STEP_SECRET };
+  return Object.entries(secrets).flatMap(([name, secret]) =>
     secretEncodings(secret)
       .filter((form) => text.includes(form.text.slice(0, MIN_PREFIX_LENGTH)))
-      .map((form) => `${secret === TOKEN ? 'the token' : 'the API key'} (${form.encoding})`),
+      .map((form) => `${name} (${form.encoding})`),
   );
 }
 
@@ -129,12 +132,16 @@ describe('the GitHub Action and the run secrets', () => {
         ...readThenEdit(origin.checkout, 'let i = 0', [
           {
             type: 'text',
-            text: `Fixed the loop. The token is ${TOKEN}, backwards ${reversed(TOKEN)}; the key header is ${base64Key}; as a URL ${encodeURIComponent(API_KEY)}.`,
+            text: `Fixed the loop. The token is ${TOKEN}, backwards ${reversed(TOKEN)}; the key header is ${base64Key}; as a URL ${encodeURIComponent(API_KEY)}; npm's is ${STEP_SECRET}.`,
           },
         ]),
       ],
     });
-    const run = await runBuiltAction(harness, model, { payload: payload(), eventName: 'issues' });
+    const run = await runBuiltAction(harness, model, {
+      payload: payload(),
+      eventName: 'issues',
+      env: { NPM_TOKEN: STEP_SECRET },
+    });
 
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs.conclusion).toBe('success');
