@@ -64,6 +64,16 @@ describe('commitAll', () => {
     expect(await hasChanges(git)).toBe(false);
   });
 
+  it("masks the run's secrets in the message: it is pushed, and it quotes an issue's title", async () => {
+    const { clone } = originAndClone();
+    const secret = 'ghs_commit_secret_0123456789';
+    const git = createGit(clone, { ...process.env, 'INPUT_GITHUB-TOKEN': secret });
+    writeFileSync(join(clone, 'a.txt'), 'changed\n');
+    const reversed = [...secret].reverse().join('');
+    await commitAll(git, `Fix #7: ${secret} and ${reversed}`);
+    expect(sh(clone, 'log', '-1', '--format=%s')).toBe('Fix #7: *** and ***');
+  });
+
   it('returns undefined and commits nothing when nothing changed', async () => {
     const { clone } = originAndClone();
     const head = sh(clone, 'rev-parse', 'HEAD');

@@ -7,7 +7,9 @@ import {
   escapeData,
   escapeProperty,
   fileCommand,
+  maskWorkflowCommands,
 } from '../../src/github/workflow-commands.js';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
 
 let dir: string;
 let lines: string[];
@@ -111,6 +113,64 @@ describe('createWorkflowCommands', () => {
       const runner = commands({ GITHUB_STEP_SUMMARY: join(dir, 'missing', 'summary.md') });
       expect(() => runner.appendSummary('x')).toThrow(/ENOENT/);
     });
+  });
+});
+
+describe('when a text holds a secret', () => {
+  const SECRET = 'ghs_runner_secret_0123456789';
+  const ENCODED = Buffer.from(SECRET).toString('base64');
+
+  it('masks it in every command, output and the summary, by the secrets of its env', () => {
+    const output = join(dir, 'output');
+    const summary = join(dir, 'summary.md');
+    writeFileSync(output, '');
+    writeFileSync(summary, '');
+    const runner = commands({
+      'INPUT_GITHUB-TOKEN': SECRET,
+      GITHUB_OUTPUT: output,
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    runner.info(`info ${SECRET}`);
+    runner.notice(`notice ${ENCODED}`);
+    runner.warning(`warning ${[...SECRET].reverse().join('')}`);
+    runner.setFailed(`failed ${encodeURIComponent(SECRET)}`);
+    runner.setOutput('branch', `ci-agent/${SECRET}`);
+    runner.appendSummary(`### report ${SECRET}`);
+    const written = [lines.join(''), readFileSync(output, 'utf8'), readFileSync(summary, 'utf8')];
+    for (const text of written) {
+      expect(text).not.toContain(SECRET);
+      expect(text).not.toContain(ENCODED.slice(2, 20));
+      expect(text).not.toContain([...SECRET].reverse().join(''));
+    }
+    // Of base64, the characters that also depend on the bytes around the value stay.
+    expect(lines).toEqual([
+      'info ***\n',
+      expect.stringMatching(/^::notice::notice \*\*\*.{0,3}\n$/),
+      '::warning::warning ***\n',
+      '::error::failed ***\n',
+    ]);
+    expect(parseOutputs(readFileSync(output, 'utf8'))).toEqual({ branch: 'ci-agent/***' });
+    expect(readFileSync(summary, 'utf8')).toBe('### report ***\n');
+  });
+
+  it('masks by the masker it is given instead, and registers a secret as it is', () => {
+    const runner = createWorkflowCommands({
+      env: {},
+      write: (line) => lines.push(line),
+      masker: createSecretMasker([SECRET]),
+    });
+    runner.setSecret(SECRET);
+    runner.setOutput('x', SECRET);
+    expect(lines).toEqual([`::add-mask::${SECRET}\n`, '\n::set-output name=x::***\n']);
+  });
+});
+
+describe('maskWorkflowCommands', () => {
+  it('masks what it passes on to the commands it wraps', () => {
+    const inner = commands();
+    const masked = maskWorkflowCommands(inner, createSecretMasker(['wrapped-secret-1']));
+    masked.warning('a wrapped-secret-1 b');
+    expect(lines).toEqual(['::warning::a *** b\n']);
   });
 });
 

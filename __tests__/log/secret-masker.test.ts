@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretMasker, MASK, MIN_SECRET_LENGTH } from '../../src/log/secret-masker.js';
+import {
+  createSecretFinder,
+  createSecretMasker,
+  MASK,
+  MIN_PREFIX_LENGTH,
+  MIN_SECRET_LENGTH,
+} from '../../src/log/secret-masker.js';
 
 const TOKEN = 'ghs_16C7e42F292c6912E7710c838347Ae178B4a';
 const KEY = 'sk-ant-api03-abcdefghijklmnop';
@@ -36,6 +42,20 @@ describe('createSecretMasker', () => {
       expect(masker.mask('aXbbbbc+d?(e)[f]$^')).toBe('aXbbbbc+d?(e)[f]$^');
     });
 
+    it(`masks a secret cut short after ${MIN_PREFIX_LENGTH} characters, as a truncated title cuts it`, () => {
+      const masker = createSecretMasker([TOKEN]);
+      const cut = TOKEN.slice(0, MIN_PREFIX_LENGTH + 3);
+      expect(masker.mask(`Fix #1: ${cut}`)).toBe(`Fix #1: ${MASK}`);
+      expect(masker.mask(`${cut}… and more`)).toBe(`${MASK}… and more`);
+      const short = TOKEN.slice(0, MIN_PREFIX_LENGTH - 1);
+      expect(masker.mask(`Fix #1: ${short}`)).toBe(`Fix #1: ${short}`);
+    });
+
+    it('masks the reversed form', () => {
+      const reversed = [...TOKEN].reverse().join('');
+      expect(createSecretMasker([TOKEN]).mask(`echo ${reversed} | rev`)).toBe(`echo ${MASK} | rev`);
+    });
+
     it('masks the URL-encoded form', () => {
       const secret = 'p@ss/word+with=chars';
       const url = `https://user:${encodeURIComponent(secret)}@example.com`;
@@ -56,6 +76,19 @@ describe('createSecretMasker', () => {
       expect(before.length).toBe(Math.ceil((prefix.length * 8) / 6));
       const maskedChars = header.length - before.length - after.length;
       expect(maskedChars).toBeGreaterThanOrEqual(Math.floor((TOKEN.length * 8) / 6) - 1);
+    });
+  });
+
+  describe('createSecretFinder', () => {
+    it('says where each form is, which encoding, and whether it is whole', () => {
+      const find = createSecretFinder([TOKEN]);
+      const reversed = [...TOKEN].reverse().join('');
+      const text = `a ${TOKEN} b ${reversed} c ${TOKEN.slice(0, 20)}`;
+      expect(find(text)).toEqual([
+        { index: 2, length: TOKEN.length, encoding: 'raw', whole: true },
+        { index: 5 + TOKEN.length, length: TOKEN.length, encoding: 'reversed', whole: true },
+        { index: 8 + 2 * TOKEN.length, length: 20, encoding: 'raw', whole: false },
+      ]);
     });
   });
 

@@ -43,8 +43,21 @@ describe('secretValues', () => {
       ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc',
       GH_TOKEN: '',
       ANTHROPIC_AUTH_TOKEN: undefined,
-      NPM_TOKEN: 'npm',
+      RUNNER_TEMP: '/tmp/runner',
     };
     expect(secretValues(env).sort()).toEqual(['ghs_token', 'oidc', 'sk-ant-key']);
+  });
+
+  it("also returns those a workflow passes to the step under a credential's name", () => {
+    const env = {
+      NPM_TOKEN: 'npm_value',
+      deploy_key: 'ssh-key',
+      DB_PASSWORD: 'hunter2!',
+      SENTRY_AUTH_TOKEN: 'sntrys',
+      AWS_SECRET_ACCESS_KEY: 'aws',
+      HOME: '/home/runner',
+      GITHUB_REF: 'refs/heads/main',
+    };
+    expect(secretValues(env).sort()).toEqual(['aws', 'hunter2!', 'npm_value', 'sntrys', 'ssh-key']);
   });
 });

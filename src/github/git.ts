@@ -5,7 +5,8 @@
  * checkout and the caller writes it out as a patch for the artifact and the comment.
  */
 import { execFile } from 'node:child_process';
-import { buildChildEnv } from '../util/child-env.js';
+import { createSecretMasker } from '../log/secret-masker.js';
+import { buildChildEnv, secretValues } from '../util/child-env.js';
 import { showableDiff, textLineCounts } from './shown-diff.js';
 
 export interface GitIdentity {
@@ -41,6 +42,8 @@ export class GitError extends Error {
 export interface Git {
   /** Runs git in the checkout; throws GitError on a non-zero exit. */
   run(args: readonly string[], options?: { env?: Record<string, string> }): Promise<string>;
+  /** Text with the run's secrets masked: what ci-agent itself records in commits. */
+  mask(text: string): string;
 }
 
 /**
@@ -52,7 +55,11 @@ const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=fal
 
 export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env): Git {
   const env = buildChildEnv(baseEnv);
+  // The secrets are the ones taken out of the commands' environment: the values of baseEnv's
+  // secret-named variables (the action's token and API key inputs among them).
+  const masker = createSecretMasker(secretValues(baseEnv));
   return {
+    mask: (text) => masker.mask(text),
     run: (args, options = {}) =>
       new Promise((resolve, reject) => {
         execFile(
@@ -98,7 +105,7 @@ export function isCiAgentCommit(message: string): boolean {
 
 /**
  * Stages everything and commits it with the trailer; returns the new commit's sha, or undefined
- * if nothing changed.
+ * if nothing changed. The message is masked: it is pushed, and it quotes an issue's title.
  */
 export async function commitAll(
   git: Git,
@@ -117,7 +124,7 @@ export async function commitAll(
       '-q',
       '--no-verify',
       '-m',
-      message,
+      git.mask(message),
       '-m',
       COMMIT_TRAILER,
     ],

@@ -21,6 +21,7 @@ import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
+import { redactNdjsonFile } from '../log/redact-ndjson.js';
 import { anthropicBaseUrlFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
 import { retryLine } from '../model/retry-policy.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
@@ -59,6 +60,7 @@ import {
 } from './pull-request.js';
 import { heldBackCiChanges } from './push-plan.js';
 import { PolicyError } from '../policy/policy-error.js';
+import { refusalReason, scanPush } from './push-scan.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 
@@ -88,7 +90,7 @@ export async function runAction(
   const early = worksOnHead(task)
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
-  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl);
+  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, secretValues(env));
   const authorization = await authorizeActor(octokit, {
     owner: event.owner,
     repo: event.repo,
@@ -126,7 +128,8 @@ async function work(
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
   };
-  const masker = createSecretMasker([...secretValues(env), apiKey, inputs.githubToken]);
+  const secrets = [...secretValues(env), apiKey, inputs.githubToken];
+  let masker = createSecretMasker(secrets);
   const target = commentTarget(task, event);
   // The "working" comment goes out while the run gets going: the first model request does not
   // wait for GitHub. The report waits for it, so that it replaces that same comment.
@@ -281,6 +284,16 @@ async function work(
 
     commitSha = await commitAll(git, commitMessage(task));
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
+    // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
+    // the text one scanned, and every value found is masked from here on, the report's diff too.
+    const scan = commitSha
+      ? await scanPush(git, { base: baseSha, head: commitSha, branch: branch ?? '', secrets })
+      : undefined;
+    if (scan && scan.findings.length > 0) {
+      masker = createSecretMasker([...secrets, ...scan.values]);
+      patch = scan.patch;
+      for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
+    }
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
     // half-done work is not pushed: the runner kills the job soon after SIGTERM anyway.
@@ -291,14 +304,17 @@ async function work(
         }
       : judge(task, result, files.length > 0));
     const heldBack =
-      commitSha && branch && !pr?.isFork && conclusion !== 'cancelled'
+      commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && !scan?.findings.length
         ? await heldBackCiChanges(
             git,
             { from: baseSha, to: commitSha },
             { policyInput: inputs.policy, push: policy.push },
           )
         : undefined;
-    if (heldBack) {
+    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && scan?.findings.length) {
+      conclusion = 'failed';
+      headline = refusalReason(scan.findings);
+    } else if (heldBack) {
       if (conclusion === 'success') conclusion = 'failed';
       headline += `; ${heldBack.headline}`;
       warnings.push(heldBack.detail);

@@ -6,10 +6,17 @@
  * Written here rather than taken from @actions/core: that package loads an HTTP client and undici
  * (~0.4 MiB) when imported, for OIDC tokens this action never asks for, and that load alone cost
  * about a third of the start-up budget (docs/BENCHMARKS.md, "The action's start-up").
+ *
+ * Every text written through it (log lines, annotations, outputs, the summary) passes the secret
+ * masker first: the runner's own `add-mask` covers only the step log, not the output and summary
+ * files, and only the raw value.
  */
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { EOL } from 'node:os';
+import { createSecretMasker } from '../log/secret-masker.js';
+import type { SecretMasker } from '../log/secret-masker.js';
+import { secretValues } from '../util/child-env.js';
 
 export interface WorkflowCommands {
   info: (message: string) => void;
@@ -30,6 +37,8 @@ export interface WorkflowCommandsOptions {
   write?: (line: string) => void;
   /** Called by setFailed; sets process.exitCode unless replaced. */
   fail?: () => void;
+  /** Masks every text written; by default the values of env's secret-named variables. */
+  masker?: SecretMasker;
 }
 
 export function createWorkflowCommands(options: WorkflowCommandsOptions = {}): WorkflowCommands {
@@ -42,7 +51,7 @@ export function createWorkflowCommands(options: WorkflowCommandsOptions = {}): W
     });
   const command = (name: string, message: string) =>
     write(`::${name}::${escapeData(message)}${EOL}`);
-  return {
+  const commands: WorkflowCommands = {
     info: (message) => write(`${message}${EOL}`),
     notice: (message) => command('notice', message),
     warning: (message) => command('warning', message),
@@ -69,6 +78,27 @@ export function createWorkflowCommands(options: WorkflowCommandsOptions = {}): W
       appendFileSync(file, markdown.endsWith(EOL) ? markdown : `${markdown}${EOL}`);
       return true;
     },
+  };
+  return maskWorkflowCommands(commands, options.masker ?? createSecretMasker(secretValues(env)));
+}
+
+/**
+ * `commands` with every outgoing text masked: messages, output names and values, the summary.
+ * setSecret alone passes its value on as it is, since registering it is its purpose.
+ */
+export function maskWorkflowCommands(
+  commands: WorkflowCommands,
+  masker: SecretMasker,
+): WorkflowCommands {
+  const mask = (text: string) => masker.mask(text);
+  return {
+    info: (message) => commands.info(mask(message)),
+    notice: (message) => commands.notice(mask(message)),
+    warning: (message) => commands.warning(mask(message)),
+    setFailed: (message) => commands.setFailed(mask(message)),
+    setSecret: (value) => commands.setSecret(value),
+    setOutput: (name, value) => commands.setOutput(mask(name), mask(String(value))),
+    appendSummary: (markdown) => commands.appendSummary(mask(markdown)),
   };
 }
 

@@ -38,9 +38,26 @@ export function buildChildEnv(
   return env;
 }
 
-/** The values of the secret-named variables set in `env`: what logs and comments must mask. */
+/**
+ * Whether a variable's name says it carries a credential: the secrets above, and the names a
+ * workflow gives the secrets it passes to a step (`NPM_TOKEN`, `DEPLOY_KEY`, `DB_PASSWORD`).
+ */
+export function isCredentialEnvName(name: string): boolean {
+  const upper = name.toUpperCase();
+  return (
+    isSecretEnvName(upper) ||
+    /(?:_TOKEN|_KEY|_PAT)$/.test(upper) ||
+    /SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(upper)
+  );
+}
+
+/**
+ * The values of the variables set in `env` whose names say they carry a credential: what logs,
+ * comments and pushes must not carry. Wider than what tools lose (buildChildEnv): a workflow's
+ * `NPM_TOKEN` may be meant for `npm publish` in a tool, but not for the report.
+ */
 export function secretValues(env: NodeJS.ProcessEnv): string[] {
   return Object.entries(env)
-    .filter(([name, value]) => value !== undefined && value !== '' && isSecretEnvName(name))
+    .filter(([name, value]) => value !== undefined && value !== '' && isCredentialEnvName(name))
     .map(([, value]) => value ?? '');
 }

@@ -8,7 +8,7 @@
  *
  * Names are compared upper-cased: `http_proxy` is honoured as much as `HTTP_PROXY`.
  */
-import { isSecretEnvName } from './child-env.js';
+import { isCredentialEnvName } from './child-env.js';
 
 interface Refusal {
   exact?: readonly string[];
@@ -24,10 +24,7 @@ const REFUSALS: readonly Refusal[] = [
   },
   {
     exact: ['SSH_AUTH_SOCK', 'KUBECONFIG', 'DOCKER_CONFIG', 'NETRC'],
-    test: (name) =>
-      isSecretEnvName(name) ||
-      /(?:_TOKEN|_KEY|_PAT)$/.test(name) ||
-      /SECRET|PASSWORD|PASSWD|CREDENTIAL/.test(name),
+    test: isCredentialEnvName,
     reason: 'it carries or locates a credential',
   },
   {
