@@ -5,6 +5,7 @@
  * run before it starts with its problems in a code block, a misconfigured trigger fails the step,
  * and a `/ci-agent` comment's pull request says who asked for what, where.
  */
+import { linkTargets, renderGfm } from '../helpers/gfm.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startArtifactService } from '../../src/github-server/index.js';
@@ -179,8 +180,12 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
       expect(body).toContain(
         '"Allow GitHub Actions to create and approve pull requests" (Settings → Actions → General',
       );
-      expect(body).toContain(
-        `https://github.com/${FULL_NAME}/compare/main...ci-agent/issue-1?expand=1`,
+      // The compare link and the setting's page are links a reviewer can click.
+      expect(linkTargets(renderGfm(body, 'remark'))).toEqual(
+        expect.arrayContaining([
+          `https://github.com/${FULL_NAME}/compare/main...ci-agent/issue-1?expand=1`,
+          `https://github.com/${FULL_NAME}/settings/actions`,
+        ]),
       );
       expect(body).not.toContain('push failed');
       expect(run.stdout).toContain(

@@ -82,7 +82,9 @@ describe('the report comment (dist/index.js)', () => {
         'Tool log (5 calls)',
       ])
         expect(text).toContain(section);
-      expect(text.trim()).toMatch(/the full tool log, diff and transcript: the run’s artifacts$/);
+      expect(text.trim()).toMatch(
+        /the run’s artifacts: tool-log\.jsonl, transcript\.jsonl, changes\.patch, report\.md$/,
+      );
       expect(text).toContain(HOSTILE_COMMAND);
 
       const log = tables(tree).find((table) => table[0]?.[0] === '#')!;

@@ -158,6 +158,16 @@ describe('openPullRequest', () => {
         'the branch `ci-agent/run-42` was pushed, but GitHub refused to open the pull request: this repository does not let GitHub Actions create pull requests',
       detail:
         'GitHub answered 403 "GitHub Actions is not permitted to create or approve pull requests." The repository setting "Allow GitHub Actions to create and approve pull requests" (Settings → Actions → General, https://github.com/octo/app/settings/actions) governs this. Open the pull request by hand: https://github.com/octo/app/compare/main...ci-agent/run-42?expand=1',
+      links: [
+        {
+          label: 'Open the pull request by hand',
+          url: 'https://github.com/octo/app/compare/main...ci-agent/run-42?expand=1',
+        },
+        {
+          label: 'the setting “Allow GitHub Actions to create and approve pull requests”',
+          url: 'https://github.com/octo/app/settings/actions',
+        },
+      ],
     });
   });
 
@@ -192,6 +202,12 @@ describe('openPullRequest', () => {
         'the branch `ci-agent/run-42` was pushed, but the pull request could not be opened (422 Validation Failed)',
       detail:
         'Open the pull request by hand: https://github.com/octo/app/compare/no-such-branch...ci-agent/run-42?expand=1',
+      links: [
+        {
+          label: 'Open the pull request by hand',
+          url: 'https://github.com/octo/app/compare/no-such-branch...ci-agent/run-42?expand=1',
+        },
+      ],
     });
   });
 });

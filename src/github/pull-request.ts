@@ -71,7 +71,13 @@ export interface PullRequestRequest {
 export type OpenedPullRequest =
   | { ok: true; number: number }
   /** The branch is pushed but has no pull request: a headline and the details for the report. */
-  | { ok: false; headline: string; detail: string };
+  | {
+      ok: false;
+      headline: string;
+      detail: string;
+      /** Links for the report: where to open the pull request by hand, the governing setting. */
+      links: { label: string; url: string }[];
+    };
 
 /**
  * Opens the pull request for a pushed branch. A refusal is an outcome, not an exception: the
@@ -100,12 +106,17 @@ export async function openPullRequest(
         ok: false,
         headline: `the branch \`${request.branch}\` was pushed, but GitHub refused to open the pull request: this repository does not let GitHub Actions create pull requests`,
         detail: `GitHub answered 403 "${message}" The repository setting "${CREATE_PULL_REQUESTS_SETTING}" (Settings → Actions → General, ${settings}) governs this. Open the pull request by hand: ${compare}`,
+        links: [
+          { label: 'Open the pull request by hand', url: compare },
+          { label: `the setting “${CREATE_PULL_REQUESTS_SETTING}”`, url: settings },
+        ],
       };
     }
     return {
       ok: false,
       headline: `the branch \`${request.branch}\` was pushed, but the pull request could not be opened (${status === undefined ? '' : `${status} `}${message})`,
       detail: `Open the pull request by hand: ${compare}`,
+      links: [{ label: 'Open the pull request by hand', url: compare }],
     };
   }
 }

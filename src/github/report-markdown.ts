@@ -44,6 +44,8 @@ export interface ReportContext {
   partial?: boolean;
   /** Warnings about the run itself (say, git configuration the agent changed and that was put back). */
   warnings?: readonly string[];
+  /** Links of ours under the warnings (say, where to open a refused pull request by hand). */
+  links?: readonly { label: string; url: string }[];
   /** Problems shown as written, in a code block below the headline (say, a bad policy file's). */
   errorDetails?: string;
   /**
@@ -205,6 +207,7 @@ function compose(view: View, diffBudget: number, caps: Caps): string {
     );
   if (context.errorDetails !== undefined) parts.push(codeBlock(context.errorDetails, 'text'));
   for (const warning of view.warnings) parts.push(`> ⚠️ ${warning}`);
+  if (context.links && context.links.length > 0) parts.push(linkLine(context.links));
   if (view.lastText) parts.push(view.lastText);
   if (context.files.length > 0) {
     parts.push(filesTable(view, caps.files));
@@ -217,6 +220,16 @@ function compose(view: View, diffBudget: number, caps: Caps): string {
   if (report.hookRuns.length > 0) parts.push(hookRuns(view, caps.hooks));
   parts.push(footer(view));
   return `${parts.join('\n\n')}\n`;
+}
+
+/**
+ * Our own links: the labels are ours, the URLs built from the server URL and names, so only
+ * what would end a link destination early is escaped.
+ */
+function linkLine(links: readonly { label: string; url: string }[]): string {
+  const destination = (url: string) =>
+    url.replace(/[()<>\s]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `> 🔗 ${links.map((link) => `[${escapeText(link.label)}](${destination(link.url)})`).join(' · ')}`;
 }
 
 function heading(view: View): string {
@@ -519,7 +532,7 @@ function footer(view: View): string {
       ? `the full tool log, diff and transcript: ${view.artifact}`
       : view.context.artifactFiles.length === 0
         ? 'no artifact was uploaded: the step log says why'
-        : `${view.artifact}: ${view.context.artifactFiles.map(codeSpan).join(', ')}`,
+        : `${view.artifact}: ${view.context.artifactFiles.join(', ')}`,
   ];
   return `<sub>${bits.filter(Boolean).join(' · ')}</sub>`;
 }

@@ -152,6 +152,7 @@ async function work(
   /** The branch once it is on GitHub: only then are it and the commit in the outputs and the report. */
   let pushed: string | undefined;
   const warnings: string[] = [];
+  const links: { label: string; url: string }[] = [];
   /** Problems shown as written, in a code block (a bad policy file's). */
   let errorDetails: string | undefined;
   let runStarted = true;
@@ -343,6 +344,7 @@ async function work(
           conclusion = 'failed';
           headline = opened.headline;
           warnings.push(opened.detail);
+          links.push(...opened.links);
           commands.warning(masker.mask(opened.detail));
         }
       }
@@ -388,6 +390,7 @@ async function work(
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+          links,
           ...(errorDetails !== undefined && { errorDetails }),
           artifactFiles: uploaded,
         },
