@@ -427,8 +427,14 @@ Markdown itself, which GitHub renders on this page.
 - **Outcome**: an icon and one sentence, then the branch, pull request and commit when they exist.
 - **Numbers**: turns, tool calls, tokens, cost, time, model; retries, cut-off responses and
   compactions only when they happened.
+- **Problems** (a code block), when the run did not start: a bad policy file's errors, each with
+  its file, line and field, exactly as the step log shows them.
 - **Warnings** (quoted, ⚠️): git configuration the agent changed and that was put back; a change
-  that looks accidental (over 1,000 files, or \`node_modules/\` committed).
+  that looks accidental (over 1,000 files, or \`node_modules/\` committed); a commit held back
+  because it changes CI or the agent's configuration (\`push.allowCiChanges\`, docs/POLICY.md); a
+  pull request GitHub refused to open, with GitHub's answer, then links (🔗) to open it by hand
+  and to the repository setting that governs it. A push refused because it holds a secret says
+  so in the outcome, naming the file and line and the rule, never the value.
 - **The model's last words**, quoted. Its Markdown keeps lists, emphasis, code and tables; its HTML
   shows as text, headings become bold, links and images show their target as code instead of
   being followed or loaded, and \`@mentions\` and \`#123\` references do not notify or link.
@@ -446,7 +452,8 @@ Markdown itself, which GitHub renders on this page.
   number left out. A command too long for its cell is shown whole below.
 - **Hook runs**: the call each ran for, event and matcher, command, exit, ms, decision, and what
   went wrong (the hook's stderr as code). Open when one failed; failed runs first.
-- **Footer**: the workflow run and the artifact that holds the whole tool log, diff and transcript.
+- **Footer**: the workflow run and the artifact that holds the whole tool log, diff and transcript
+  (in the action, the files it holds; "no artifact was uploaded" when the upload failed).
 
 Every table is capped and says how many rows are in the artifact; the whole comment stays under
 GitHub's 65,536 characters (the diff is cut first, then the tables).
