@@ -12,8 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { createOriginRepo, startGitHubServer } from '../src/github-server/index.js';
-import { startReplayServer } from '../src/model/replay-server.js';
+import { createOriginRepo, startGitHubServer } from '../testkit/github-server/index.js';
+import { startReplayServer } from '../testkit/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 const RUNS = 15;

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPause } from '../../src/model/replay-server.js';
+import { createPause } from '../../testkit/replay-server.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
 

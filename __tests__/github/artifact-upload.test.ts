@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { artifactFiles, uploadArtifact } from '../../src/github/artifact-upload.js';
 import { createWorkflowCommands } from '../../src/github/workflow-commands.js';
-import { startArtifactService } from '../../src/github-server/index.js';
-import type { ArtifactFault, ArtifactService } from '../../src/github-server/index.js';
-import { signRuntimeToken } from '../../src/github-server/runtime-token.js';
+import { startArtifactService } from '../../testkit/github-server/index.js';
+import type { ArtifactFault, ArtifactService } from '../../testkit/github-server/index.js';
+import { signRuntimeToken } from '../../testkit/github-server/runtime-token.js';
 
 const RUN_FILES = {
   log: ['tool-log.jsonl', '{"type":"system","subtype":"init"}\n{"type":"result"}\n'],

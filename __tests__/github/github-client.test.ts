@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/github/github-client.js';
-import { REPO, TOKEN, startFake } from '../github-server/fixture.js';
-import type { Fake } from '../github-server/fixture.js';
+import { REPO, TOKEN, startFake } from '../testkit/github-server/fixture.js';
+import type { Fake } from '../testkit/github-server/fixture.js';
 
 const SECRET = 'sk-ant-unit-secret-0123456789';
 const repo = `${REPO.owner}/${REPO.repo}`;

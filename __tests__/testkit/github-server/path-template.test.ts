@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRouteTable } from '../../src/github-server/path-template.js';
+import { createRouteTable } from '../../../testkit/github-server/path-template.js';
 
 const table = createRouteTable(
   [

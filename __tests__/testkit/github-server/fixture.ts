@@ -8,9 +8,9 @@ import { Octokit as OctokitCore } from '@octokit/core';
 import { paginateRest } from '@octokit/plugin-paginate-rest';
 import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
 import { expect } from 'vitest';
-import { startGitHubServer } from '../../src/github-server/index.js';
-import type { GitHubServer, GitHubServerOptions } from '../../src/github-server/index.js';
-import { loadOperationIndex } from '../../src/github-server/openapi/load-operation-index.js';
+import { startGitHubServer } from '../../../testkit/github-server/index.js';
+import type { GitHubServer, GitHubServerOptions } from '../../../testkit/github-server/index.js';
+import { loadOperationIndex } from '../../../testkit/github-server/openapi/load-operation-index.js';
 
 export const TOKEN = 'ghs_fixture_token';
 export const REPO = { owner: 'octo', repo: 'app' } as const;

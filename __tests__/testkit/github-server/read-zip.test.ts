@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { readZip } from '../../src/github-server/read-zip.js';
+import { readZip } from '../../../testkit/github-server/read-zip.js';
 import { zipOf } from './zip-fixture.js';
 
 const TEXT = 'line one\nline two — ünïcode\n'.repeat(50);

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOriginRepo } from '../../../src/github-server/index.js';
-import type { GitHubSeed, OriginRepo } from '../../../src/github-server/index.js';
+import { createOriginRepo } from '../../../../testkit/github-server/index.js';
+import type { GitHubSeed, OriginRepo } from '../../../../testkit/github-server/index.js';
 import { REPO, expectNoViolations, failure, startFake } from '../fixture.js';
 import type { Fake } from '../fixture.js';
 

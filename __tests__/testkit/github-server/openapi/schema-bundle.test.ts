@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SchemaBundler, resolvePointer } from '../../../src/github-server/openapi/schema-bundle.js';
+import {
+  SchemaBundler,
+  resolvePointer,
+} from '../../../../testkit/github-server/openapi/schema-bundle.js';
 
 const document = {
   components: {

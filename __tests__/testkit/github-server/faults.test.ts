@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createFaultBook } from '../../src/github-server/faults.js';
+import { createFaultBook } from '../../../testkit/github-server/faults.js';
 
 describe('createFaultBook', () => {
   it('answers a matching request with the fault in GitHub error shape', () => {

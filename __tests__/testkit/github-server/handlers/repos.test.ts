@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createOriginRepo } from '../../../src/github-server/index.js';
-import type { OriginRepo, Permission } from '../../../src/github-server/index.js';
+import { createOriginRepo } from '../../../../testkit/github-server/index.js';
+import type { OriginRepo, Permission } from '../../../../testkit/github-server/index.js';
 import { REPO, expectNoViolations, failure, startFake } from '../fixture.js';
 import type { Fake } from '../fixture.js';
 

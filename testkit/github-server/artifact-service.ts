@@ -34,7 +34,7 @@ import {
   verifyRuntimeToken,
 } from './runtime-token.js';
 import type { ResultsScope } from './runtime-token.js';
-import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
+import { closeServer, listenOnLoopback } from '../loopback-server.js';
 import { violationsOf } from './http.js';
 
 export type ArtifactOperation = 'CreateArtifact' | 'FinalizeArtifact' | 'UploadBlob';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startGitHubServer } from '../../src/github-server/index.js';
-import type { GitHubServer } from '../../src/github-server/index.js';
+import { startGitHubServer } from '../../../testkit/github-server/index.js';
+import type { GitHubServer } from '../../../testkit/github-server/index.js';
 import {
   REPO,
   TOKEN,

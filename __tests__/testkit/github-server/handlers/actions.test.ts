@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOB_LOG_PREFIX } from '../../../src/github-server/index.js';
+import { JOB_LOG_PREFIX } from '../../../../testkit/github-server/index.js';
 import { REPO, expectNoViolations, failure, startFake } from '../fixture.js';
 import type { Fake } from '../fixture.js';
 

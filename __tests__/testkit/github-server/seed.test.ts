@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Sequences, seedState } from '../../src/github-server/seed.js';
+import { Sequences, seedState } from '../../../testkit/github-server/seed.js';
 
 const NOW = new Date('2024-05-01T12:00:00.500Z');
 

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../../src/github-server/handlers/index.js';
-import type { OperationIndex } from '../../../src/github-server/index.js';
+import { routes } from '../../../../testkit/github-server/handlers/index.js';
+import type { OperationIndex } from '../../../../testkit/github-server/index.js';
 import {
   createOperationIndex,
   loadOperationIndex,
-} from '../../../src/github-server/openapi/load-operation-index.js';
+} from '../../../../testkit/github-server/openapi/load-operation-index.js';
 
 let index: OperationIndex;
 let loadMs = 0;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPause, FALLBACK_TEXT, startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import { createPause, FALLBACK_TEXT, startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../testkit/replay-server.js';
 
 const KEY = 'sk-ant-replay';
 let server: ReplayServer | undefined;

@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildMessage, buildStreamEvents, markPauseReached, pauseIndex } from './replay-events.js';
 import type { ReplayBlock, ReplayTurn, SseEvent } from './replay-events.js';
-import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
+import { closeServer, listenOnLoopback } from './loopback-server.js';
 
 export { createPause } from './replay-events.js';
 export type {

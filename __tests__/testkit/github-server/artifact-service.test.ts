@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startArtifactService } from '../../src/github-server/index.js';
-import type { ArtifactFault, ArtifactService } from '../../src/github-server/index.js';
-import { signRuntimeToken } from '../../src/github-server/runtime-token.js';
+import { startArtifactService } from '../../../testkit/github-server/index.js';
+import type { ArtifactFault, ArtifactService } from '../../../testkit/github-server/index.js';
+import { signRuntimeToken } from '../../../testkit/github-server/runtime-token.js';
 import { zipOf } from './zip-fixture.js';
 
 const SERVICE = 'github.actions.results.api.v1.ArtifactService';

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOriginRepo, startGitHubServer } from '../../src/github-server/index.js';
-import type { OriginRepo } from '../../src/github-server/index.js';
+import { createOriginRepo, startGitHubServer } from '../../../testkit/github-server/index.js';
+import type { OriginRepo } from '../../../testkit/github-server/index.js';
 import { createRestClient } from './fixture.js';
 
 const created: OriginRepo[] = [];

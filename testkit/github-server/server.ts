@@ -28,7 +28,7 @@ import type { GitHubSeed } from './seed.js';
 import type { GitHubState } from './state.js';
 import { GitHubStore } from './store.js';
 import { parseJson, readBody, recordableHeaders, send } from './wire.js';
-import { closeServer, listenOnLoopback } from '../util/loopback-server.js';
+import { closeServer, listenOnLoopback } from '../loopback-server.js';
 
 export interface GitHubServerOptions {
   /**
