@@ -20,11 +20,11 @@ const ENGINE = [
 // Imports in src/ are relative, so a layer is named by the folder a `../` climbs into; no folder
 // inside the engine is called github, cli, demo or testkit.
 const TESTKIT = {
-  regex: '^(\\.\\./)+testkit(/|$)',
+  regex: '^(\\./)?(\\.\\./)+testkit(/|$)',
   message: 'testkit/ holds the fakes of the tests and the demo: only src/demo/ may import it.',
 };
 const OUTER_LAYERS = {
-  regex: '^(\\.\\./)+(github|cli|demo)(/|$)',
+  regex: '^(\\./)?(\\.\\./)+(github|cli|demo)(/|$)',
   message:
     'The engine (src/agent, execution, tools, permissions, policy, hooks, model, mcp, shell) imports nothing from src/github/, src/cli/ or src/demo/: pass what it needs in.',
 };

@@ -80,6 +80,7 @@ describe('the engine imports nothing from src/github/, src/cli/ or testkit/', ()
       ["import type { X } from '../cli/args.js';\nexport type { X };\n", 'src/agent/x.ts'],
       ["export { runAction } from '../github/run-action.js';\n", 'src/execution/x.ts'],
       ["export * from '../../github/inputs.js';\n", 'src/agent/context/x.ts'],
+      ["export * from './../github/inputs.js';\n", 'src/model/x.ts'],
       ["export const load = () => import('../github/artifact-upload.js');\n", 'src/hooks/x.ts'],
       [
         "export const load = () => import('../../../testkit/replay-server.js');\n",
