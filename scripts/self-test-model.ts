@@ -17,8 +17,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { RecordedRequest, ReplayServer } from '../src/model/replay-server.js';
-import { startReplayServer } from '../src/model/replay-server.js';
+import type { RecordedRequest, ReplayServer } from '../testkit/replay-server.js';
+import { startReplayServer } from '../testkit/replay-server.js';
 
 /** The key the workflow gives the action; the server answers 401 to any other. Not a secret. */
 export const SELF_TEST_API_KEY = 'self-test-key-not-a-secret';
