@@ -15,69 +15,9 @@
  * function definitions, `[[ ]]`, `(( ))`, arrays, a script built from a variable, …) gives
  * `{ ok: false }`: callers must then treat the command as unknown, never as harmless.
  */
-import { ShellParser, ShellSyntaxError } from './parser.js';
-
-/** What can make a word's value differ from its source text. */
-export type ExpansionKind =
-  'parameter' | 'command' | 'arithmetic' | 'process' | 'glob' | 'brace' | 'tilde';
-
-export interface Word {
-  /** The word as written. */
-  raw: string;
-  /** Quotes and escapes removed; expansions kept as written (`$HOME`, `$(date)`). */
-  value: string;
-  /** Expansions the shell performs on this word, each kind once. Empty for a literal word. */
-  expansions: ExpansionKind[];
-  /**
-   * True when the first characters of the expanded word are not fixed by the source (`$X`,
-   * `"$X"`, `*.ts`, `{a,b}`): such a word may turn into an option like `-o`.
-   */
-  leadingDynamic: boolean;
-}
-
-export type RedirectOperator =
-  '<' | '>' | '>>' | '>|' | '<>' | '<<' | '<<-' | '<<<' | '<&' | '>&' | '&>' | '&>>';
-
-export interface Redirection {
-  /** The explicit file descriptor (`2>`), or null when the operator's default applies. */
-  fd: number | null;
-  operator: RedirectOperator;
-  /** The file, the descriptor to duplicate, the here-string, or the here-document delimiter. */
-  target: Word;
-}
-
-export interface Assignment {
-  /** The variable name, with an array index if one was written (`a[1]`). */
-  name: string;
-  value: Word;
-}
-
-export type NestedOrigin =
-  'command-substitution' | 'backticks' | 'process-substitution' | 'shell-argument' | 'eval';
-
-export interface NestedScript {
-  origin: NestedOrigin;
-  commands: SimpleCommand[];
-}
-
-export interface SimpleCommand {
-  /** The command's source text, for matching rules written against command lines. */
-  text: string;
-  /** The words after quote removal: the command name, then its arguments. */
-  argv: string[];
-  words: Word[];
-  /** `NAME=value` words before the command name. */
-  assignments: Assignment[];
-  redirections: Redirection[];
-  /** Scripts this command causes to run: substitutions in its words, shell and eval arguments. */
-  nested: NestedScript[];
-  /** Runs inside `( … )`: a `cd` or assignment there does not reach the calling shell. */
-  subshell: boolean;
-  /** Started with `&`: runs on in the background while the shell goes on. */
-  background?: true;
-}
-
-export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+import { ShellParser } from './shell-parser.js';
+import { ShellSyntaxError } from './shell-syntax-error.js';
+import type { ParseResult, SimpleCommand, Word } from './types.js';
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_SCRIPT_DEPTH = 8;
