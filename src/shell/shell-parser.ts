@@ -12,7 +12,6 @@ import type {
   SimpleCommand,
   Word,
 } from './types.js';
-import { ShellSyntaxError } from './shell-syntax-error.js';
 import { WordReader } from './word-reader.js';
 
 /** Words that open or close bash compound commands, which this parser does not model. */
