@@ -24,13 +24,49 @@ const MAX_SCRIPT_DEPTH = 8;
 /** Longer commands are not analysed (the policy makes them ask; CC-COMPAT §2.3 uses 10 000). */
 const MAX_SOURCE_LENGTH = 100_000;
 
+/**
+ * One Bash call asks about its command many times (concurrency, read-only, file operands, read
+ * scope, each policy pass, git pins, exit code); the recent parses answer the repeats. Enough for
+ * the commands of one message and the rules the policy compares them with.
+ */
+const CACHE_SIZE = 64;
+const recentParses = new Map<string, ParseResult>();
+
+/**
+ * The commands `command` runs. The result is shared by every caller that asks about the same
+ * command and is frozen throughout: read it, never change it.
+ */
 export function parseCommand(command: string): ParseResult {
+  const cached = recentParses.get(command);
+  if (cached) {
+    // Map order is insertion order: moving the hit to the end keeps the least recent first.
+    recentParses.delete(command);
+    recentParses.set(command, cached);
+    return cached;
+  }
+  const result = deepFreeze(parseUncached(command));
+  recentParses.set(command, result);
+  if (recentParses.size > CACHE_SIZE) {
+    const oldest = recentParses.keys().next().value as string;
+    recentParses.delete(oldest);
+  }
+  return result;
+}
+
+function parseUncached(command: string): ParseResult {
   try {
     return { ok: true, commands: parseScript(command, 0) };
   } catch (error) {
     if (error instanceof ShellSyntaxError) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** Freezes a parse result and everything in it (plain objects and arrays only). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
 }
 
 /** Every command the script runs, nested ones included, depth-first in source order. */
