@@ -1,9 +1,10 @@
 /**
- * One Bash call, through the real executor, pipeline, policy and Bash tool, parses its command
- * once: the concurrency check, read-only classification, file operands, read scope, deny rules,
- * the decision, the git pins and the output's exit-code meaning all read the same parse.
+ * One Bash call, through the real executor, pipeline, policy, hooks and Bash tool, parses its
+ * command once: the concurrency check, read-only classification, file operands, read scope, deny
+ * rules, the hooks' `if` rules, the decision, the git pins and the output's exit-code meaning all
+ * read the same parse.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -11,6 +12,7 @@ import { ConcurrencyGate } from '../../src/execution/concurrency-gate.js';
 import { concurrencySafetyOf, runToolUses } from '../../src/execution/dispatcher.js';
 import { executeSingleToolUse } from '../../src/execution/pipeline.js';
 import type { PipelineDeps } from '../../src/execution/pipeline.js';
+import { createHookRunner } from '../../src/hooks/runner.js';
 import type { ToolUseBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import { parseCommand } from '../../src/shell/parse-command.js';
@@ -41,9 +43,33 @@ async function parsesOf(command: string, body: () => Promise<void>): Promise<num
 
 const rule = (text: string) => parseRule(text, 'parse-once.test');
 
+/** PreToolUse and PostToolUse hooks whose `if` rules read the command as deny rules do. */
+function guardedHooks(env: Readonly<Record<string, string>>) {
+  const handler = (event: string) => ({
+    type: 'command' as const,
+    command: `cat > ${join(root, `${event}.json`)}`,
+    if: 'Bash(echo:*)',
+    source: '.claude/settings.json',
+  });
+  return createHookRunner({
+    config: {
+      PreToolUse: [{ matcher: 'Bash', hooks: [handler('pre')] }],
+      PostToolUse: [{ matcher: 'Bash', hooks: [handler('post')] }],
+    },
+    projectDir: root,
+    sessionId: 'parse-once',
+    transcriptPath: '',
+    permissionMode: 'default',
+    cwd: () => root,
+    env,
+  });
+}
+
 async function runBash(command: string) {
+  const env = { ...buildChildEnv(process.env), HOME: root };
   const { deps } = makePipeline([bashTool], {
     root,
+    hooks: guardedHooks(env),
     policy: {
       mode: 'default',
       allow: ['Bash(echo:*)', 'Bash(ls:*)', 'Bash(git status:*)'].map(rule),
@@ -55,7 +81,7 @@ async function runBash(command: string) {
     ...deps,
     makeContext: (toolUseId, signal) => ({
       ...deps.makeContext(toolUseId, signal),
-      env: { ...buildChildEnv(process.env), HOME: root },
+      env,
     }),
   };
   const block: ToolUseBlock = {
@@ -83,6 +109,8 @@ describe('one Bash call', () => {
     });
     expect(outcome!.stage).toBe('completed');
     expect(outcome!.result.is_error).toBeUndefined();
+    // Both guarded hooks ran: their `if` rules matched the command's parse.
+    expect(existsSync(join(root, 'pre.json')) && existsSync(join(root, 'post.json'))).toBe(true);
     expect(parses).toBe(1);
   });
 
