@@ -5,6 +5,9 @@
  *
  * Written here rather than taken from `unzip-stream` (which @actions/artifact uses to download):
  * that package is not a dependency of ours, only of theirs, and the fake ships in the demo bundle.
+ * Nor from `fflate`: its unzipSync checks neither the CRC-32 nor the header signatures, so a
+ * corrupt stored entry, a local header that is not where the directory says and a broken ZIP64
+ * offset all come back as content or nothing, without an error.
  * The central directory is read, not the local headers, because a streamed archive writes sizes
  * only after the data (general purpose flag bit 3). ZIP64 archives are refused: artifacts here are
  * a few files far below 4 GiB.

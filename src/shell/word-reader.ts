@@ -3,8 +3,8 @@
  * an unquoted blank or operator character. Each `$( … )`, backtick body and process substitution
  * met on the way is parsed and added to the caller's `nested` list.
  */
-import type { ExpansionKind, NestedScript, SimpleCommand, Word } from './parse.js';
-import { ShellSyntaxError } from './syntax-error.js';
+import type { ExpansionKind, NestedScript, SimpleCommand, Word } from './types.js';
+import { ShellSyntaxError } from './shell-syntax-error.js';
 
 const WORD_END = /[ \t\n;&|()<>]/;
 const NAME_START = /[A-Za-z_]/;

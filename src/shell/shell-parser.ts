@@ -1,5 +1,5 @@
 /**
- * A recursive-descent reader for the subset of bash that `parse.ts` documents. One instance reads
+ * A recursive-descent reader for the subset of bash that `parse-command.ts` documents. One instance reads
  * one script; `$( … )` and process substitutions are read by the same instance (they share the
  * source and its pending here-documents), backtick bodies and here-document bodies by the
  * `parseNested` callback. Anything outside the subset throws ShellSyntaxError.
@@ -11,11 +11,8 @@ import type {
   Redirection,
   SimpleCommand,
   Word,
-} from './parse.js';
-import { ShellSyntaxError } from './syntax-error.js';
+} from './types.js';
 import { WordReader } from './word-reader.js';
-
-export { ShellSyntaxError };
 
 /** Words that open or close bash compound commands, which this parser does not model. */
 const UNSUPPORTED_KEYWORDS = new Set([

@@ -15,82 +15,58 @@
  * function definitions, `[[ ]]`, `(( ))`, arrays, a script built from a variable, …) gives
  * `{ ok: false }`: callers must then treat the command as unknown, never as harmless.
  */
-import { ShellParser, ShellSyntaxError } from './parser.js';
-
-/** What can make a word's value differ from its source text. */
-export type ExpansionKind =
-  'parameter' | 'command' | 'arithmetic' | 'process' | 'glob' | 'brace' | 'tilde';
-
-export interface Word {
-  /** The word as written. */
-  raw: string;
-  /** Quotes and escapes removed; expansions kept as written (`$HOME`, `$(date)`). */
-  value: string;
-  /** Expansions the shell performs on this word, each kind once. Empty for a literal word. */
-  expansions: ExpansionKind[];
-  /**
-   * True when the first characters of the expanded word are not fixed by the source (`$X`,
-   * `"$X"`, `*.ts`, `{a,b}`): such a word may turn into an option like `-o`.
-   */
-  leadingDynamic: boolean;
-}
-
-export type RedirectOperator =
-  '<' | '>' | '>>' | '>|' | '<>' | '<<' | '<<-' | '<<<' | '<&' | '>&' | '&>' | '&>>';
-
-export interface Redirection {
-  /** The explicit file descriptor (`2>`), or null when the operator's default applies. */
-  fd: number | null;
-  operator: RedirectOperator;
-  /** The file, the descriptor to duplicate, the here-string, or the here-document delimiter. */
-  target: Word;
-}
-
-export interface Assignment {
-  /** The variable name, with an array index if one was written (`a[1]`). */
-  name: string;
-  value: Word;
-}
-
-export type NestedOrigin =
-  'command-substitution' | 'backticks' | 'process-substitution' | 'shell-argument' | 'eval';
-
-export interface NestedScript {
-  origin: NestedOrigin;
-  commands: SimpleCommand[];
-}
-
-export interface SimpleCommand {
-  /** The command's source text, for matching rules written against command lines. */
-  text: string;
-  /** The words after quote removal: the command name, then its arguments. */
-  argv: string[];
-  words: Word[];
-  /** `NAME=value` words before the command name. */
-  assignments: Assignment[];
-  redirections: Redirection[];
-  /** Scripts this command causes to run: substitutions in its words, shell and eval arguments. */
-  nested: NestedScript[];
-  /** Runs inside `( … )`: a `cd` or assignment there does not reach the calling shell. */
-  subshell: boolean;
-  /** Started with `&`: runs on in the background while the shell goes on. */
-  background?: true;
-}
-
-export type ParseResult = { ok: true; commands: SimpleCommand[] } | { ok: false; reason: string };
+import { ShellParser } from './shell-parser.js';
+import { ShellSyntaxError } from './shell-syntax-error.js';
+import type { ParseResult, SimpleCommand, Word } from './types.js';
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_SCRIPT_DEPTH = 8;
 /** Longer commands are not analysed (the policy makes them ask; CC-COMPAT §2.3 uses 10 000). */
 const MAX_SOURCE_LENGTH = 100_000;
 
+/**
+ * One Bash call asks about its command many times (concurrency, read-only, file operands, read
+ * scope, each policy pass, git pins, exit code); the recent parses answer the repeats. Enough for
+ * the commands of one message and the rules the policy compares them with.
+ */
+const CACHE_SIZE = 64;
+const recentParses = new Map<string, ParseResult>();
+
+/**
+ * The commands `command` runs. The result is shared by every caller that asks about the same
+ * command and is frozen throughout: read it, never change it.
+ */
 export function parseCommand(command: string): ParseResult {
+  const cached = recentParses.get(command);
+  if (cached) {
+    // Map order is insertion order: moving the hit to the end keeps the least recent first.
+    recentParses.delete(command);
+    recentParses.set(command, cached);
+    return cached;
+  }
+  const result = deepFreeze(parseUncached(command));
+  recentParses.set(command, result);
+  if (recentParses.size > CACHE_SIZE) {
+    const oldest = recentParses.keys().next().value as string;
+    recentParses.delete(oldest);
+  }
+  return result;
+}
+
+function parseUncached(command: string): ParseResult {
   try {
     return { ok: true, commands: parseScript(command, 0) };
   } catch (error) {
     if (error instanceof ShellSyntaxError) return { ok: false, reason: error.message };
     throw error;
   }
+}
+
+/** Freezes a parse result and everything in it (plain objects and arrays only). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const child of Object.values(value)) deepFreeze(child);
+  return Object.freeze(value);
 }
 
 /** Every command the script runs, nested ones included, depth-first in source order. */

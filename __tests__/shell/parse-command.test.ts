@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  allCommands,
-  parseCommand,
-  type SimpleCommand,
-} from '../../../../src/tools/builtin/bash/parse.js';
+import { allCommands, parseCommand } from '../../src/shell/parse-command.js';
+import type { SimpleCommand } from '../../src/shell/types.js';
 
 function commandsOf(source: string): SimpleCommand[] {
   const result = parseCommand(source);
