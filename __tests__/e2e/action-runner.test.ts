@@ -91,6 +91,42 @@ describe('the GitHub Action (dist/index.js) and the runner', () => {
     expectClean(harness);
   });
 
+  it("waits out GitHub's rate limit on the permission check, with a warning, and goes on", async () => {
+    const path = '/repos/Codertocat/Hello-World/collaborators/Codertocat/permission';
+    const harness = await startActionHarness({
+      files: FILES,
+      seed: { issues: [ISSUE] },
+      faults: [
+        {
+          method: 'GET',
+          path,
+          status: 403,
+          body: { message: 'API rate limit exceeded for installation ID 1.' },
+          // Reset now: the retry comes after a second at most.
+          headers: {
+            'x-ratelimit-limit': '5000',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': String(Math.floor(Date.now() / 1000)),
+          },
+          times: 1,
+        },
+      ],
+    });
+    const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled(),
+      eventName: 'issues',
+    });
+
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs.conclusion).toBe('success');
+    expect(run.stdout).toMatch(
+      /^::warning::GitHub's rate limit for GET \/repos\/\{owner\}\/\{repo\}\/collaborators\/\{username\}\/permission: retrying in \d+ s \(retry 1 of 2\)$/m,
+    );
+    expect(harness.github.requests.filter((request) => request.path === path)).toHaveLength(2);
+    expectClean(harness);
+  });
+
   it('groups the test command, and marks the step failed with one error annotation', async () => {
     const harness = await prHarness({ headFiles: { 'src/stats.js': FIXED } });
     const model = await startModel({ turns: [] });
