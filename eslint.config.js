@@ -45,14 +45,6 @@ const STARTUP_PATHS = [
     name: '@anthropic-ai/sdk',
     message: 'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
   },
-  {
-    name: '@actions/core',
-    message: 'Use src/github/workflow-commands.ts: @actions/core loads undici at start-up.',
-  },
-  {
-    name: '@actions/github',
-    message: 'Use src/github/github-client.ts: @actions/github loads undici at start-up.',
-  },
 ];
 
 /**

@@ -1,12 +1,10 @@
 /**
  * Test support for the fake GitHub: a server with the OpenAPI index (loaded once per test file)
- * and the real Octokit pointed at it — with the REST endpoint methods (`octokit.rest.issues.…`),
- * which the action itself does without (src/github/github-client.ts), so tests can call any
- * endpoint by name.
+ * and the real Octokit pointed at it — @octokit/rest, the client for code outside the runner, with
+ * every endpoint by name (`octokit.rest.issues.…`) and without the action's retries and throttling
+ * (src/github/github-client.ts), so a test sees each answer as the server gave it.
  */
-import { Octokit as OctokitCore } from '@octokit/core';
-import { paginateRest } from '@octokit/plugin-paginate-rest';
-import { restEndpointMethods } from '@octokit/plugin-rest-endpoint-methods';
+import { Octokit as RestOctokit } from '@octokit/rest';
 import { expect } from 'vitest';
 import { startGitHubServer } from '../../../testkit/github-server/index.js';
 import type { GitHubServer, GitHubServerOptions } from '../../../testkit/github-server/index.js';
@@ -16,13 +14,17 @@ export const TOKEN = 'ghs_fixture_token';
 export const REPO = { owner: 'octo', repo: 'app' } as const;
 export const FIXED_NOW = new Date('2024-05-01T12:00:00.000Z');
 
-const RestOctokit = OctokitCore.plugin(restEndpointMethods, paginateRest);
-
-export type Octokit = InstanceType<typeof RestOctokit>;
+export type Octokit = RestOctokit;
 
 /** A client with every REST endpoint as a method, authenticated with `token`. */
 export function createRestClient(token: string, baseUrl: string): Octokit {
-  return new RestOctokit({ auth: token, baseUrl });
+  // @octokit/rest logs every failed request on stderr; the tests check the failures they expect.
+  const quiet = () => undefined;
+  return new RestOctokit({
+    auth: token,
+    baseUrl,
+    log: { debug: quiet, info: quiet, warn: console.warn, error: quiet },
+  });
 }
 
 export interface Fake {
