@@ -42,6 +42,8 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Characters of each stream kept; the rest is counted and dropped. Default: all. */
   maxOutputChars?: number;
+  /** Characters of stderr kept, when not maxOutputChars. */
+  maxStderrChars?: number;
   /** Every chunk of text as it arrives. */
   onStdout?: (chunk: string) => void;
   onStderr?: (chunk: string) => void;
@@ -110,7 +112,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export function runProcess(options: RunProcessOptions): RunningProcess {
   const startedAt = performance.now();
   const stdout = new HeadBuffer(options.maxOutputChars ?? Infinity);
-  const stderr = new HeadBuffer(options.maxOutputChars ?? Infinity);
+  const stderr = new HeadBuffer(options.maxStderrChars ?? options.maxOutputChars ?? Infinity);
   const scoped = scopeCommand(options.file, options.args, options.env, options.scope);
   const { scope } = scoped;
   const snapshot = (outcome: ProcessOutcome, exit: LeaderExit, swept: number): ProcessResult => ({
@@ -292,4 +294,43 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
       sendKill();
     },
   };
+}
+
+/** ci-agent's own environment, for a command that inherits it (the loopback GitHub's git). */
+export function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+/** A short command that did not end with status 0. */
+export class ProcessFailed extends Error {
+  override readonly name = 'ProcessFailed';
+  constructor(
+    readonly command: readonly string[],
+    readonly result: ProcessResult,
+  ) {
+    const how =
+      result.outcome === 'failed-to-start'
+        ? `could not start: ${result.error ?? 'no reason given'}`
+        : result.outcome === 'exited'
+          ? `exited with status ${result.exitCode}`
+          : `was stopped (${result.outcome})`;
+    const stderr = result.stderr.text.trim();
+    super(`Command failed: ${command.join(' ')}: ${how}${stderr ? `: ${stderr}` : ''}`);
+  }
+}
+
+/**
+ * Runs a short command to its end in its own process group and returns its stdout; throws
+ * ProcessFailed, naming the command, how it ended and its stderr, unless it exited with 0.
+ */
+export async function processOutput(
+  options: Omit<RunProcessOptions, 'scope'> & { scope?: ProcessScopeKind },
+): Promise<string> {
+  const result = await runProcess({ scope: 'process-group', ...options }).result;
+  if (result.outcome !== 'exited' || result.exitCode !== 0) {
+    throw new ProcessFailed([options.file, ...options.args], result);
+  }
+  return result.stdout.text;
 }
