@@ -153,5 +153,7 @@ async function git(cwd: string, args: string[]): Promise<string | undefined> {
     timeoutMs: 5_000,
     scope: 'process-group',
   }).result;
-  return result.outcome === 'exited' && result.exitCode === 0 ? result.stdout.text.trim() : undefined;
+  return result.outcome === 'exited' && result.exitCode === 0
+    ? result.stdout.text.trim()
+    : undefined;
 }

@@ -84,7 +84,6 @@ export async function runHookProcess(options: HookProcessOptions): Promise<HookP
   };
   if (done.sweptProcesses > 0) result.sweptProcesses = done.sweptProcesses;
   return result;
-
 }
 
 function notStarted(error: string, durationMs: number): HookProcessResult {

@@ -93,7 +93,12 @@ export function scopeCommand(
   mechanism: ProcessScopeKind = processScopeMechanism(),
 ): ScopedCommand {
   if (mechanism === 'process-group') {
-    return { file, args: [...args], env: { ...env }, scope: new ProcessScope('process-group', undefined) };
+    return {
+      file,
+      args: [...args],
+      env: { ...env },
+      scope: new ProcessScope('process-group', undefined),
+    };
   }
   const tools = mechanism === 'pid-namespace' ? namespaceTools() : undefined;
   if (!tools) {

@@ -127,7 +127,9 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
   const notRun = (outcome: ProcessOutcome, error?: string): RunningProcess => {
     const exit = { exitCode: null, exitSignal: null };
     const result = { ...snapshot(outcome, exit, 0), ...(error !== undefined && { error }) };
-    const started = Promise.reject(new Error(error ?? 'the process was cancelled before it started'));
+    const started = Promise.reject(
+      new Error(error ?? 'the process was cancelled before it started'),
+    );
     started.catch(() => undefined);
     return {
       pid: undefined,
@@ -257,7 +259,10 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
   });
   child.on('exit', (code, signal) => {
     exited = true;
-    exit = { exitCode: code ?? (signal ? 128 + constants.signals[signal] : null), exitSignal: signal };
+    exit = {
+      exitCode: code ?? (signal ? 128 + constants.signals[signal] : null),
+      exitSignal: signal,
+    };
     markExited(exit);
     if (terminating) return;
     // The leader finished first: a timeout from now on would misreport how it ended.
@@ -299,7 +304,8 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
 /** ci-agent's own environment, for a command that inherits it (the loopback GitHub's git). */
 export function inheritedEnv(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined) env[name] = value;
   return env;
 }
 

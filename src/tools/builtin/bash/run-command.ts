@@ -68,16 +68,14 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
     afterExit: 'terminate',
     ...(options.processScope && { scope: options.processScope }),
   });
-  const result = running.result.then(
-    (done): CommandResult => ({
-      outcome: done.outcome,
-      exitCode: done.exitCode,
-      stdout: done.stdout,
-      stderr: done.stderr,
-      ...(done.error !== undefined && { error: done.error }),
-      processScope: done.scope,
-      sweptProcesses: done.sweptProcesses,
-    }),
-  );
+  const result = running.result.then((done): CommandResult => ({
+    outcome: done.outcome,
+    exitCode: done.exitCode,
+    stdout: done.stdout,
+    stderr: done.stderr,
+    ...(done.error !== undefined && { error: done.error }),
+    processScope: done.scope,
+    sweptProcesses: done.sweptProcesses,
+  }));
   return { pid: running.pid, result, stop: () => running.stop() };
 }
