@@ -78,7 +78,7 @@ describe('runProcess', () => {
       onStdout: (chunk) => chunks.push(chunk),
     });
     await until(() => chunks.join('') === 'first\n');
-    workspace.write('go', '');
+    await workspace.write('go', '');
     await running.result;
     expect(chunks.join('')).toBe('first\nsecond\n');
   });
