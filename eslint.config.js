@@ -128,6 +128,24 @@ export default tseslint.config(
     },
   },
   {
+    // One module owns child processes (docs/ARCHITECTURE.md, "Processes"). A rule of its own
+    // name, so that it adds to the per-folder no-restricted-imports lists instead of replacing them.
+    files: ['src/**/*.ts'],
+    ignores: ['src/process/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['child_process', 'node:child_process', 'execa'].map((name) => ({
+            name,
+            message:
+              'Start processes with runProcess (src/process/run-process.ts): it owns the process group, timeouts, output caps, cancellation and the scope.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

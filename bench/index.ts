@@ -3,6 +3,7 @@
  * them are written down in docs/BENCHMARKS.md. Run one alone with `npx tsx bench/<name>.ts`.
  */
 import { runActionStartupBench } from './action-startup.js';
+import { runBashCallBench } from './bash-call.js';
 import { runCliSessionBench } from './cli-session.js';
 import { runContextBench } from './context.js';
 import { runDecisionBench } from './decision.js';
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['mcp', runMcpBench],
   ['context', runContextBench],
   ['process-scope', runProcessScopeBench],
+  ['bash-call', runBashCallBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

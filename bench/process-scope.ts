@@ -1,5 +1,5 @@
 /**
- * What the process scope (src/util/process-scope.ts) adds to one Bash call: `true` run through
+ * What the process scope (src/process/process-scope.ts) adds to one Bash call: `true` run through
  * runCommand 200 times under each mechanism, interleaved with a bare detached spawn of
  * `bash -c true` (what a call cost before the scope, less its bookkeeping), so load from other
  * processes falls on every series alike. The PID namespace runs only as root where unshare works.
@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { runCommand } from '../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../src/util/child-env.js';
-import { processScopeMechanism, type ProcessScopeMechanism } from '../src/util/process-scope.js';
+import { processScopeMechanism, type ProcessScopeMechanism } from '../src/process/process-scope.js';
 import { fmt, median, percentile, printTable } from './stats.js';
 
 const RUNS = 200;

@@ -228,7 +228,7 @@ describe('runSession with MCP servers', () => {
 
   describe('when the server crashes mid-run', () => {
     it('answers its tools with a clear error and the run goes on', async () => {
-      // Killed from here: a Bash call sees only its own processes (util/process-scope.ts).
+      // Killed from here: a Bash call sees only its own processes (process/process-scope.ts).
       const { result } = await run(
         [
           [use('toolu_kill', 'Bash', { command: 'sleep 0.3' })],

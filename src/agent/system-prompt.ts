@@ -2,10 +2,10 @@
  * The system prompt: who the agent is, how to use its tools in CI, the environment it runs in
  * (cwd, platform, date, git state) and the project's memory files (CLAUDE.md, AGENTS.md).
  */
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { release } from 'node:os';
 import { join } from 'node:path';
+import { inheritedEnv, runProcess } from '../process/run-process.js';
 
 export const MEMORY_FILES = ['CLAUDE.md', '.claude/CLAUDE.md', 'CLAUDE.local.md', 'AGENTS.md'];
 const MEMORY_FILE_LIMIT = 40_000;
@@ -144,10 +144,16 @@ export function branchOf(header: string): string | undefined {
   return line.split('...')[0]?.split(' ')[0] || undefined;
 }
 
-function git(cwd: string, args: string[]): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile('git', args, { cwd, timeout: 5_000 }, (error, stdout) => {
-      resolve(error ? undefined : stdout.trim());
-    });
-  });
+async function git(cwd: string, args: string[]): Promise<string | undefined> {
+  const result = await runProcess({
+    file: 'git',
+    args,
+    cwd,
+    env: inheritedEnv(),
+    timeoutMs: 5_000,
+    scope: 'process-group',
+  }).result;
+  return result.outcome === 'exited' && result.exitCode === 0
+    ? result.stdout.text.trim()
+    : undefined;
 }

@@ -4,8 +4,8 @@
  * repositories in temp dirs, and a failed push never drops the work: the commit stays in the
  * checkout and the caller writes it out as a patch for the artifact and the comment.
  */
-import { execFile } from 'node:child_process';
 import { createSecretMasker } from '../log/secret-masker.js';
+import { runProcess } from '../process/run-process.js';
 import { buildChildEnv, secretValues } from '../util/child-env.js';
 import { showableDiff, textLineCounts } from './shown-diff.js';
 
@@ -52,6 +52,8 @@ export interface Git {
  * secrets taken out of the environment too: the push carries its token on the command line alone.
  */
 const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+/** The largest stdout read from one command: a diff or a listing, never more in practice. */
+const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
 
 export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env): Git {
   const env = buildChildEnv(baseEnv);
@@ -60,24 +62,26 @@ export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env)
   const masker = createSecretMasker(secretValues(baseEnv));
   return {
     mask: (text) => masker.mask(text),
-    run: (args, options = {}) =>
-      new Promise((resolve, reject) => {
-        execFile(
-          'git',
-          [...SAFE_CONFIG, ...args],
-          {
-            cwd,
-            env: { ...env, GIT_TERMINAL_PROMPT: '0', ...options.env },
-            maxBuffer: 64 * 1024 * 1024,
-          },
-          (error, stdout, stderr) => {
-            if (error) {
-              const code = typeof error.code === 'number' ? error.code : null;
-              reject(new GitError(args, code, stderr));
-            } else resolve(stdout);
-          },
-        );
-      }),
+    run: async (args, options = {}) => {
+      const result = await runProcess({
+        file: 'git',
+        args: [...SAFE_CONFIG, ...args],
+        cwd,
+        env: { ...env, GIT_TERMINAL_PROMPT: '0', ...options.env },
+        maxOutputChars: MAX_OUTPUT_CHARS,
+        scope: 'process-group',
+      }).result;
+      if (result.outcome === 'failed-to-start') throw new GitError(args, null, result.error ?? '');
+      if (result.stdout.truncatedChars > 0) {
+        const over = `its output is over ${MAX_OUTPUT_CHARS} characters, more than ci-agent reads`;
+        throw new GitError(args, result.exitCode, over);
+      }
+      // Killed by a signal: no exit status to report.
+      if (result.exitCode !== 0) {
+        throw new GitError(args, result.exitSignal ? null : result.exitCode, result.stderr.text);
+      }
+      return result.stdout.text;
+    },
   };
 }
 

@@ -34,7 +34,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent, EventSink, RunResult } from '../agent/events.js';
 import type { ToolResultBlock } from '../model/types.js';
 import type { SecretMasker } from './secret-masker.js';
-import { processScopeMechanism } from '../util/process-scope.js';
+import { processScopeMechanism } from '../process/process-scope.js';
 
 export interface StreamJsonLine {
   type: string;

@@ -7,20 +7,19 @@
  * group, wait `graceMs`; SIGKILL the group. Whatever the leader left behind in its group is
  * killed once it has exited, however it exited, and so is what it started outside the group
  * (setsid, a daemon that double-forked): the server runs in a process scope of the sweep kind
- * (util/process-scope.ts). Not a PID namespace: a server lives the whole session, and its pid,
+ * (process/process-scope.ts), started and ended by the process module (process/run-process.ts). Not a PID namespace: a server lives the whole session, and its pid,
  * which commands may use, must be the one they see.
  *
  * A message over the size limit (message-limit.ts) is a fault: a stream cut mid-message cannot be
  * read in step again, so the server is stopped and reported as a crashed one is.
  */
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { LineEvent } from './message-limit.js';
 import { LimitedLineReader, MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
-import { scopeCommand, type ProcessScope } from '../util/process-scope.js';
+import { runProcess, type RunningProcess } from '../process/run-process.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface StdioServerProcess {
   command: string;
@@ -44,12 +43,11 @@ export class ProcessGroupStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private child: ChildProcess | undefined;
+  private child: RunningProcess | undefined;
   private readonly reader: LimitedLineReader;
   private readonly queue: LineEvent[] = [];
   /** Why we stopped the server ourselves, in the words of exitDescription. */
   private fault: string | undefined;
-  private scope: ProcessScope | undefined;
   private stderr = '';
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private closed = false;
@@ -81,44 +79,38 @@ export class ProcessGroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child) throw new Error('the MCP server process was already started');
-    return new Promise((resolve, reject) => {
-      const { command, args, env } = this.server;
-      const scoped = scopeCommand(command, args, env, 'process-sweep');
-      const child = spawn(scoped.file, scoped.args, {
-        cwd: this.server.cwd,
-        env: scoped.env,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      });
-      this.child = child;
-      this.scope = scoped.scope;
-      scoped.scope.attach(child.pid);
-      child.once('spawn', () => resolve());
-      child.once('error', (error) => {
-        // Only a failed spawn rejects; later errors (a failed kill) are reported.
-        if (child.pid === undefined) {
-          this.markExited();
-          this.finish();
-          reject(new Error(`cannot start ${this.server.command}: ${error.message}`));
-        } else this.onerror?.(error);
-      });
-      child.once('exit', (code, signal) => {
-        this.recordExit(code, signal);
-        this.killGroup('SIGKILL');
-        this.scope?.end();
-        // Normally stdout closes right after; if a leftover held it open, stop waiting.
-        setTimeout(() => this.finish(), PIPE_DRAIN_MS).unref();
-      });
-      child.once('close', () => this.finish());
-      child.stdout?.on('data', (chunk: Buffer) => {
+    const { command, args, env } = this.server;
+    const child = runProcess({
+      file: command,
+      args,
+      cwd: this.server.cwd,
+      env,
+      stdin: 'pipe',
+      scope: 'process-sweep',
+      onStdoutBytes: (chunk) => {
         this.queue.push(...this.reader.push(chunk));
         this.drainMessages();
-      });
-      child.stderr?.on('data', (chunk: Buffer) => {
-        this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL_CHARS);
-      });
-      // Writing to a server that died gives EPIPE; its exit is what gets reported.
-      child.stdin?.on('error', () => undefined);
+      },
+      // Only the tail is kept, here: a server writes to stderr for as long as it lives.
+      maxOutputChars: 0,
+      onStderr: (chunk) => {
+        this.stderr = (this.stderr + chunk).slice(-STDERR_TAIL_CHARS);
+      },
+      // Once the leader exits, whatever it left holding the pipes open gets a moment, then
+      // is killed with the rest of the scope.
+      drainGraceMs: PIPE_DRAIN_MS,
+      afterExit: 'kill',
+      killGraceMs: this.server.graceMs ?? 1_000,
+    });
+    this.child = child;
+    void child.exited.then((exit) => {
+      // A server that never started did not exit: why it failed is start()'s rejection.
+      if (child.pid === undefined) this.markExited();
+      else this.recordExit(exit.exitCode, exit.exitSignal);
+    });
+    void child.result.then(() => this.finish());
+    return child.started.catch((error: unknown) => {
+      throw new Error(`cannot start ${command}: ${errorMessage(error)}`);
     });
   }
 
@@ -142,16 +134,14 @@ export class ProcessGroupStdioTransport implements Transport {
     const grace = this.server.graceMs ?? 1_000;
     child.stdin?.end();
     if (await this.exitsWithin(grace)) return;
-    this.killGroup('SIGTERM');
-    if (await this.exitsWithin(grace)) return;
-    this.killGroup('SIGKILL');
+    // SIGTERM to the group, SIGKILL `graceMs` later (the process module's kill grace).
+    child.stop();
     await this.exited;
   }
 
   /** Stops the server at once: for a cancelled run, where nobody waits for a polite exit. */
   kill(): void {
-    this.killGroup('SIGKILL');
-    this.scope?.end();
+    this.child?.kill();
   }
 
   private exitsWithin(ms: number): Promise<boolean> {
@@ -164,16 +154,6 @@ export class ProcessGroupStdioTransport implements Transport {
     });
   }
 
-  private killGroup(signal: NodeJS.Signals): void {
-    const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // ESRCH: the group is already empty.
-    }
-  }
-
   private recordExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exit) return;
     this.exit = { code, signal };
@@ -183,7 +163,6 @@ export class ProcessGroupStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.scope?.end();
     this.drainMessages({ deferAfterNotification: false });
     this.reader.clear();
     this.onclose?.();
@@ -218,6 +197,6 @@ export class ProcessGroupStdioTransport implements Transport {
     const limit = this.server.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     this.fault = `${oversizePhrase(bytes, limit, true)}, so it was stopped`;
     this.queue.length = 0;
-    this.killGroup('SIGKILL');
+    this.child?.kill();
   }
 }

@@ -3,12 +3,10 @@
  * branch the action pushed with git exists for `POST /pulls` at once), otherwise in the state's
  * `branches` map.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
+import { execa } from 'execa';
 import type { FakeRepo } from './state.js';
 
-const run = promisify(execFile);
 const ZERO_SHA = '0'.repeat(40);
 
 export type CreateRefResult = 'created' | 'exists' | 'missing-object';
@@ -60,7 +58,7 @@ function memoryStore(repo: FakeRepo): BranchStore {
 
 function gitStore(directory: string): BranchStore {
   const git = async (...args: string[]): Promise<string> =>
-    (await run('git', ['--git-dir', directory, ...args], { encoding: 'utf8' })).stdout;
+    (await execa('git', ['--git-dir', directory, ...args], { stripFinalNewline: false })).stdout;
   return {
     async refs() {
       const out = await git(

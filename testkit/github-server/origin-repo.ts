@@ -7,13 +7,10 @@
  * default branch and push; 4. each extra branch: commit its files on top of the default branch and
  * push; 5. check out `checkoutBranch`; 6. install the rejecting pre-receive hook when asked.
  */
-import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { execa } from 'execa';
 
 export type FileTree = Record<string, string>;
 
@@ -64,7 +61,8 @@ export async function createOriginRepo(options: OriginRepoOptions = {}): Promise
   const checkout = join(root, 'checkout');
   const defaultBranch = options.defaultBranch ?? 'main';
   const git = async (args: string[], cwd = checkout): Promise<string> =>
-    (await run('git', args, { cwd, env: gitEnv(), encoding: 'utf8' })).stdout;
+    (await execa('git', args, { cwd, env: gitEnv(), extendEnv: false, stripFinalNewline: false }))
+      .stdout;
   const commitAll = async (files: FileTree, message: string): Promise<void> => {
     await writeTree(checkout, files);
     await git(['add', '--all']);

@@ -255,7 +255,7 @@ describe('startGitHubServer', () => {
     const result = await failure(fake.octokit.rest.git.getRef({ ...REPO, ref: 'heads/main' }));
     expect(result.status).toBe(500);
     expect(fake.server.requests[0]?.violations[0]).toMatch(
-      /^the fake crashed: Command failed: git/,
+      /^the fake crashed: Command failed with exit code 128: git/,
     );
   });
 

@@ -4,6 +4,7 @@
  * under an `Exit code N` line for a failure; failure text above 10 000 characters keeps its head
  * and tail.
  */
+import type { HeadBuffer } from '../../../process/head-buffer.js';
 
 /** The structured result, as PostToolUse hooks receive it in `tool_response`. */
 export interface BashOutput {
@@ -24,42 +25,8 @@ export interface BashOutput {
 
 export const ERROR_TEXT_LIMIT = 10_000;
 
-/** Keeps the first `limit` characters of a stream and counts what it drops. */
-export class HeadBuffer {
-  private head = '';
-  private droppedChars = 0;
-  private droppedNewlines = 0;
-  private droppedEndsWithNewline = false;
-
-  constructor(private readonly limit: number) {}
-
-  append(chunk: string) {
-    const room = this.limit - this.head.length;
-    const kept = room > 0 ? chunk.slice(0, room) : '';
-    this.head += kept;
-    const dropped = chunk.slice(kept.length);
-    if (dropped === '') return;
-    this.droppedChars += dropped.length;
-    for (
-      let index = dropped.indexOf('\n');
-      index !== -1;
-      index = dropped.indexOf('\n', index + 1)
-    ) {
-      this.droppedNewlines++;
-    }
-    this.droppedEndsWithNewline = dropped.endsWith('\n');
-  }
-
-  get text(): string {
-    return this.head;
-  }
-
-  /** Lines (or the rest of a line) that did not fit. */
-  get truncatedLines(): number {
-    if (this.droppedChars === 0) return 0;
-    return this.droppedNewlines + (this.droppedEndsWithNewline ? 0 : 1);
-  }
-}
+// The buffer belongs to the process module, which fills it; the Bash tool shapes what it holds.
+export { HeadBuffer } from '../../../process/head-buffer.js';
 
 /** stdout for the model: leading blank lines and trailing whitespace removed. */
 export function formatStdout(buffer: HeadBuffer): string {

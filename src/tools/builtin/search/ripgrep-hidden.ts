@@ -11,8 +11,8 @@
  *   3. more exclusions than fit a command line, or a list that took too long: the caller
  *      searches with the built-in engine, which filters while it walks.
  */
-import { spawn } from 'node:child_process';
 import { dirname, relative } from 'node:path';
+import { runProcess } from '../../../process/run-process.js';
 import type { SearchQuery, SearchRun } from './types.js';
 
 /** Exclusion globs beyond this many characters go to the built-in engine instead. */
@@ -71,7 +71,7 @@ function escapeGlob(path: string): string {
   return path.replace(/[\\*?[\]{}]/g, '\\$&').replace(/ $/, '\\ ');
 }
 
-function listFiles(
+async function listFiles(
   binary: string,
   env: Readonly<Record<string, string>>,
   target: string,
@@ -79,39 +79,28 @@ function listFiles(
   filterArgs: readonly string[],
 ): Promise<string[]> {
   const args = ['--no-config', '--hidden', '--files', '--null', ...filterArgs, '--', target];
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: target, env, stdio: ['ignore', 'pipe', 'ignore'] });
-    let output = '';
-    let timedOut = false;
-    const stop = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, run.timeoutMs);
-    run.signal.addEventListener('abort', stop, { once: true });
-    const done = () => {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', stop);
-    };
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => (output += chunk));
-    child.on('error', (error) => {
-      done();
-      reject(error);
-    });
-    child.on('close', () => {
-      done();
-      if (run.signal.aborted) {
-        const reason: unknown = run.signal.reason;
-        reject(reason instanceof Error ? reason : new Error('The search was cancelled'));
-        return;
-      }
-      // A list cut short could miss files the search then reads: let the built-in engine, which
-      // filters as it walks, do the search. (An unreadable directory is unreadable to both.)
-      if (timedOut) reject(new TooManyHiddenFiles('listing the files to search took too long'));
-      else resolve(output.split('\0').filter((path) => path !== ''));
-    });
+  const running = runProcess({
+    file: binary,
+    args,
+    cwd: target,
+    env,
+    timeoutMs: run.timeoutMs,
+    signal: run.signal,
+    killGraceMs: 0,
+    maxStderrChars: 0,
+    scope: 'process-group',
   });
+  const result = await running.result;
+  if (run.signal.aborted) {
+    const reason: unknown = run.signal.reason;
+    throw reason instanceof Error ? reason : new Error('The search was cancelled');
+  }
+  // Rejects with the spawn error (ENOENT, EACCES), which sends the caller to the built-in engine.
+  if (result.outcome === 'failed-to-start') await running.started;
+  // A list cut short could miss files the search then reads: let the built-in engine, which
+  // filters as it walks, do the search. (An unreadable directory is unreadable to both.)
+  if (result.outcome === 'timed-out') {
+    throw new TooManyHiddenFiles('listing the files to search took too long');
+  }
+  return result.stdout.text.split('\0').filter((path) => path !== '');
 }

@@ -10,8 +10,8 @@
  * unreadable file) and what was found is reported with a warning; without, it is the result.
  * When Read deny rules hide files, a listing run first finds them (ripgrep-hidden.ts).
  */
-import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
+import { runProcess } from '../../../process/run-process.js';
 import { findHiddenFiles } from './ripgrep-hidden.js';
 import { MAX_COLUMNS } from './types.js';
 import type { FileCount, SearchEngine, SearchOutcome, SearchQuery, SearchRun } from './types.js';
@@ -71,91 +71,67 @@ export function ripgrepEngine(binary: string, env: Readonly<Record<string, strin
   };
 }
 
-function search(
+async function search(
   binary: string,
   env: Readonly<Record<string, string>>,
   query: SearchQuery,
   run: SearchRun,
   exclusions: readonly string[],
 ): Promise<SearchOutcome> {
-  return new Promise<SearchOutcome>((resolve, reject) => {
-    const child = spawn(binary, ripgrepArgs(query, exclusions), {
-      cwd: ripgrepCwd(query),
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stopped = false;
-    let timedOut = false;
-    let stdoutText = '';
-    let pending = '';
-    let sawOutput = false;
-    let stderrText = '';
-    const stopChild = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stopChild();
-    }, run.timeoutMs);
-    const onAbort = () => stopChild();
-    run.signal.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+  let stopped = false;
+  let pending = '';
+  let sawOutput = false;
+  const content = query.mode === 'content';
+  const running = runProcess({
+    file: binary,
+    args: ripgrepArgs(query, exclusions),
+    cwd: ripgrepCwd(query),
+    env,
+    timeoutMs: run.timeoutMs,
+    signal: run.signal,
+    // rg needs no grace: what it has printed is all there is to keep.
+    killGraceMs: 0,
+    scope: 'process-group',
+    // Content lines go to onLine as they come; file lists and counts are read whole.
+    ...(content && { maxOutputChars: 0 }),
+    maxStderrChars: MAX_STDERR_CHARS,
+    onStdout: (chunk) => {
       if (stopped) return;
       sawOutput = true;
-      if (query.mode !== 'content') {
-        stdoutText += chunk;
-        return;
-      }
+      if (!content) return;
       pending += chunk;
       let newline = pending.indexOf('\n');
       let consumed = 0;
       while (newline !== -1) {
         if (!run.onLine(pending.slice(consumed, newline))) {
           stopped = true;
-          stopChild();
+          running.kill();
           return;
         }
         consumed = newline + 1;
         newline = pending.indexOf('\n', consumed);
       }
       pending = pending.slice(consumed);
-    });
-    child.stderr.on('data', (chunk: string) => {
-      if (stderrText.length < MAX_STDERR_CHARS) stderrText += chunk;
-    });
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
-      reject(error);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      run.signal.removeEventListener('abort', onAbort);
-      if (run.signal.aborted) {
-        reject(abortReason(run.signal));
-        return;
-      }
-      if (!stopped && pending !== '' && query.mode === 'content') run.onLine(pending);
-      const stderr = stderrText.trim().slice(0, MAX_STDERR_CHARS);
-      const found = parseOutput(query, stdoutText);
-      if (stopped || code === 0 || code === 1) {
-        resolve({
-          ok: true,
-          ...found,
-          ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }),
-        });
-      } else if (timedOut) {
-        resolve({ ok: true, ...found, warning: timeoutWarning(run.timeoutMs) });
-      } else if (code === 2 && sawOutput) {
-        resolve({ ok: true, ...found, warning: `Some paths could not be searched: ${stderr}` });
-      } else {
-        resolve({ ok: false, error: stderr || `ripgrep exited with code ${String(code)}` });
-      }
-    });
+    },
   });
+  const result = await running.result;
+  if (run.signal.aborted) throw abortReason(run.signal);
+  // Rejects with the spawn error, whose code (ENOENT, EACCES) sends the caller to the built-in
+  // engine.
+  if (result.outcome === 'failed-to-start') await running.started;
+  if (!stopped && pending !== '' && content) run.onLine(pending);
+  const timedOut = result.outcome === 'timed-out';
+  const code = result.exitSignal ? null : result.exitCode;
+  const stderr = result.stderr.text.trim().slice(0, MAX_STDERR_CHARS);
+  const found = parseOutput(query, result.stdout.text);
+  if (stopped || code === 0 || code === 1) {
+    return { ok: true, ...found, ...(timedOut && { warning: timeoutWarning(run.timeoutMs) }) };
+  }
+  if (timedOut) return { ok: true, ...found, warning: timeoutWarning(run.timeoutMs) };
+  if (code === 2 && sawOutput) {
+    return { ok: true, ...found, warning: `Some paths could not be searched: ${stderr}` };
+  }
+  return { ok: false, error: stderr || `ripgrep exited with code ${String(code)}` };
 }
 
 function parseOutput(query: SearchQuery, text: string): { paths: string[]; counts: FileCount[] } {

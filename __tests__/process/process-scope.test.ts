@@ -14,7 +14,7 @@ import {
   processScopeMechanism,
   scopeCommand,
   type ProcessScopeMechanism,
-} from '../../src/util/process-scope.js';
+} from '../../src/process/process-scope.js';
 import { killAllWith, processesWith, sleepMarkers, survivorsWith } from '../helpers/processes.js';
 import { makeWorkspace, type Workspace } from '../helpers/tool-harness.js';
 

@@ -21,14 +21,18 @@
  *     from its environment (`env -i`, `sudo`) and also left the group and the process tree
  *     (setsid after a double fork) before the sweep, and another user's processes.
  *
+ * A third kind, process-group, is only the process group the call leads: what stayed in the group
+ * is killed when the call ends, nothing is looked for outside it. For ci-agent's own short
+ * commands (git, ripgrep), which start nothing that leaves the group, and cost no /proc sweep.
+ *
  * An ordinary user could have a PID namespace inside an unprivileged user namespace, but in a
  * user namespace setuid programs lose their privilege, and `sudo` (how a job on a GitHub-hosted
  * runner installs things) would stop working; so an ordinary user gets the sweep.
  */
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { execaSync } from 'execa';
 import {
   environHas,
   groupRuns,
@@ -40,6 +44,8 @@ import {
 } from './process-table.js';
 
 export type ProcessScopeMechanism = 'pid-namespace' | 'process-sweep';
+/** A mechanism, or the process group alone (see above). */
+export type ProcessScopeKind = ProcessScopeMechanism | 'process-group';
 
 export interface ScopedCommand {
   /** What to spawn (detached, so that it leads a process group) instead of the command. */
@@ -84,8 +90,16 @@ export function scopeCommand(
   file: string,
   args: readonly string[],
   env: Readonly<Record<string, string>>,
-  mechanism: ProcessScopeMechanism = processScopeMechanism(),
+  mechanism: ProcessScopeKind = processScopeMechanism(),
 ): ScopedCommand {
+  if (mechanism === 'process-group') {
+    return {
+      file,
+      args: [...args],
+      env: { ...env },
+      scope: new ProcessScope('process-group', undefined),
+    };
+  }
   const tools = mechanism === 'pid-namespace' ? namespaceTools() : undefined;
   if (!tools) {
     const marker = randomUUID();
@@ -119,7 +133,7 @@ export class ProcessScope {
   private leader: ProcessEntry | undefined;
 
   constructor(
-    readonly mechanism: ProcessScopeMechanism,
+    readonly mechanism: ProcessScopeKind,
     private readonly markerEntry: string | undefined,
   ) {}
 
@@ -150,6 +164,12 @@ export class ProcessScope {
     if (!leader) return 0;
     live.delete(this);
     if (live.size === 0) process.removeListener('exit', endAllOnExit);
+    if (this.mechanism === 'process-group') {
+      // A group id stays reserved while a member runs, so it names nothing else meanwhile; the
+      // leader was reaped moments ago, too soon for its pid to have come round again.
+      signalGroup(leader.pid, 'SIGKILL');
+      return 0;
+    }
     if (this.markerEntry === undefined) {
       // Once the init is gone the kernel has emptied the namespace; before, killing the group
       // (unshare and the init among it) does the same.
@@ -237,11 +257,12 @@ function probeMechanism(): ProcessScopeMechanism {
   if (!unshare || !sleep || !existsSync('/bin/sh')) return 'process-sweep';
   const tools = { unshare, sleep };
   // Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
-  const probe = spawnSync(unshare, [...namespacePrefix(tools), sleep, '0'], {
+  const probe = execaSync(unshare, [...namespacePrefix(tools), sleep, '0'], {
     stdio: 'ignore',
     timeout: 5_000,
+    reject: false,
   });
-  if (probe.status !== 0) return 'process-sweep';
+  if (probe.exitCode !== 0) return 'process-sweep';
   cachedTools = tools;
   return 'pid-namespace';
 }
