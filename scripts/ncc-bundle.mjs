@@ -56,7 +56,9 @@ export async function nccBundle({ workDir, sources, replace = {}, builds }) {
     const bundle = async (entry, format) => {
       const { code, assets } = await build(work, entry, format, modules);
       if (Object.keys(assets).length > 0) {
-        throw new Error(`ncc: ${entry} must bundle into one file, but it emits ${Object.keys(assets).join(', ')}`);
+        throw new Error(
+          `ncc: ${entry} must bundle into one file, but it emits ${Object.keys(assets).join(', ')}`,
+        );
       }
       return code;
     };
@@ -94,7 +96,9 @@ async function build(work, entry, format, modules) {
     target: TARGET,
   });
   if (Object.keys(result.symlinks ?? {}).length > 0) {
-    throw new Error(`ncc: ${entry} bundles symlinks (${Object.keys(result.symlinks).join(', ')}); not expected`);
+    throw new Error(
+      `ncc: ${entry} bundles symlinks (${Object.keys(result.symlinks).join(', ')}); not expected`,
+    );
   }
   for (const file of bundledFiles(result.stats.compilation)) modules.add(file);
   const assets = {};
