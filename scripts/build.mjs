@@ -8,9 +8,9 @@
 // chunk ids are hashes of the module paths, so the same lazy part makes the same file) becomes a
 // one-line re-export of the action's: the artifact client, turndown, the Markdown parser and
 // secretlint are in dist/ once (sizes in docs/BENCHMARKS.md, "The action's start-up").
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { licenses, nccBundle } from './ncc-bundle.mjs';
+import { licenses, nccBundle, shareChunks } from './ncc-bundle.mjs';
 
 // CI_AGENT_DIST: build elsewhere (a benchmark of a work-in-progress tree, the tests), never in CI.
 const OUT = process.env.CI_AGENT_DIST ?? 'dist';
@@ -36,19 +36,6 @@ const { modules } = await nccBundle({
 mkdirSync(OUT, { recursive: true });
 // ncc writes one per bundle; one file for all three, since the entries sit in one package.
 for (const dir of ['cli', 'demo']) rmSync(join(OUT, dir, 'package.json'), { force: true });
-for (const dir of ['cli', 'demo']) {
-  for (const name of readdirSync(join(OUT, dir))) {
-    if (!/^\d+\.index\.js$/.test(name)) continue;
-    const own = readFileSync(join(OUT, dir, name));
-    let shared;
-    try {
-      shared = readFileSync(join(OUT, name));
-    } catch {
-      continue; // only this bundle has it
-    }
-    // The chunk's exports (id, ids, modules) are all the loader reads.
-    if (own.equals(shared)) writeFileSync(join(OUT, dir, name), `export * from '../${name}';\n`);
-  }
-}
+shareChunks(OUT, [join(OUT, 'cli'), join(OUT, 'demo')]);
 writeFileSync(join(OUT, 'package.json'), '{ "type": "module" }\n');
 writeFileSync(join(OUT, 'licenses.txt'), licenses(modules));

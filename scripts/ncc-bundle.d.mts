@@ -20,3 +20,5 @@ export function nccBundle(options: {
 }): Promise<{ modules: Set<string> }>;
 
 export function licenses(files: Iterable<string>): string;
+
+export function shareChunks(shared: string, dirs: string[]): string[];

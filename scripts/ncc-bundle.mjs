@@ -165,6 +165,29 @@ async function minifyModule(code, format, what) {
   return result.code;
 }
 
+/**
+ * Each chunk in `dirs` that is byte for byte the chunk of the same name in `shared` becomes a
+ * one-line re-export of it: webpack's module and chunk ids are hashes of module paths, so the same
+ * lazy part of two builds makes the same file, and the chunk's exports (`id`, `ids`, `modules`)
+ * are all that its loader reads. Returns the files replaced.
+ */
+export function shareChunks(shared, dirs) {
+  const replaced = [];
+  for (const dir of dirs) {
+    for (const name of readdirSync(dir)) {
+      if (!/^\d+\.index\.js$/.test(name) || !existsSync(join(shared, name))) continue;
+      if (!readFileSync(join(dir, name)).equals(readFileSync(join(shared, name)))) continue;
+      const target = relative(dir, join(shared, name)).split(sep).join('/');
+      writeFileSync(
+        join(dir, name),
+        `export * from '${target.startsWith('.') ? target : `./${target}`}';\n`,
+      );
+      replaced.push(join(dir, name));
+    }
+  }
+  return replaced;
+}
+
 /** Every bundled npm package once, with its license text, sorted by name. */
 export function licenses(files) {
   const roots = new Set();
