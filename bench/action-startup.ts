@@ -16,6 +16,7 @@ import { createOriginRepo, startGitHubServer } from '../src/github-server/index.
 import { startReplayServer } from '../src/model/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
+// CI_AGENT_BENCH_RUNS=N: more runs, for medians that hold on a busy machine.
 const RUNS = Number(process.env.CI_AGENT_BENCH_RUNS ?? 15);
 // CI_AGENT_BENCH_ACTION=FILE[,FILE…] measures other builds (an older dist/ checked out elsewhere),
 // interleaved run by run: on a noisy machine two builds compare only when measured together.
