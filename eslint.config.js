@@ -2,6 +2,76 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The layers (docs/ARCHITECTURE.md, "Layout"; __tests__/lint/layering.test.ts proves each rule).
+// The engine runs the same under the CLI, the action and the tests, so it imports neither of them.
+// A folder that does not exist yet (shell/) is listed too, so the rule holds from its first file.
+const ENGINE = [
+  'agent',
+  'execution',
+  'tools',
+  'permissions',
+  'policy',
+  'hooks',
+  'model',
+  'mcp',
+  'shell',
+];
+
+// Imports in src/ are relative, so a layer is named by the folder a `../` climbs into; no folder
+// inside the engine is called github, cli, demo or testkit.
+const TESTKIT = {
+  regex: '^(\\./)?(\\.\\./)+testkit(/|$)',
+  message: 'testkit/ holds the fakes of the tests and the demo: only src/demo/ may import it.',
+};
+const OUTER_LAYERS = {
+  regex: '^(\\./)?(\\.\\./)+(github|cli|demo)(/|$)',
+  message:
+    'The engine (src/agent, execution, tools, permissions, policy, hooks, model, mcp, shell) imports nothing from src/github/, src/cli/ or src/demo/: pass what it needs in.',
+};
+const ACTIONS = {
+  regex: '^@actions/',
+  message: 'The engine does not talk to the runner: src/github/ does, and passes the result in.',
+};
+const IO = {
+  regex:
+    '^(node:)?(fs|child_process|net|http|https|http2|dgram|dns|tls|worker_threads)(/|$)|^execa$',
+  message:
+    'src/permissions/ does no I/O: read files, start processes and open sockets in the caller, and pass the result in.',
+};
+
+/** Packages that bundled code reaches through a module of ours, so start-up stays small. */
+const STARTUP_PATHS = [
+  {
+    name: '@anthropic-ai/sdk',
+    message: 'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
+  },
+];
+
+/**
+ * The import rules of one folder. ESLint does not merge a rule's options across config blocks
+ * (the last block that matches a file wins), so each block states the whole set: the start-up
+ * rules, and `patterns` for static imports, re-exports and import() alike.
+ * @param {{ patterns?: { regex: string, message: string }[] }} options
+ */
+function restrictions({ patterns = [] }) {
+  return {
+    'no-restricted-imports': ['error', { paths: STARTUP_PATHS, patterns }],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+        message:
+          "Write `import * as z from 'zod'`: esbuild keeps every zod locale (~0.3 MiB) for a named `z` import.",
+      },
+      // no-restricted-imports does not see import(): the same patterns, as selectors.
+      ...patterns.map(({ regex, message }) => ({
+        selector: `ImportExpression[source.value=/${regex.replaceAll('/', '\\/')}/]`,
+        message,
+      })),
+    ],
+  };
+}
+
 export default tseslint.config(
   {
     ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/__fixtures__/**', '.bench-tmp/**'],
@@ -30,37 +100,30 @@ export default tseslint.config(
     },
   },
   {
-    // What is bundled loads on every start (docs/ARCHITECTURE.md, "Start-up").
+    // What is bundled loads on every start (docs/ARCHITECTURE.md, "Start-up"); the fakes stay out.
     files: ['src/**/*.ts'],
+    rules: restrictions({ patterns: [TESTKIT] }),
+  },
+  {
+    // The demo ships the fakes: it is the one part of src/ that bundles testkit/.
+    files: ['src/demo/**/*.ts'],
+    rules: restrictions({}),
+  },
+  {
+    files: ENGINE.map((layer) => `src/${layer}/**/*.ts`),
+    rules: restrictions({ patterns: [TESTKIT, OUTER_LAYERS, ACTIONS] }),
+  },
+  {
+    // Decisions are pure: what they need from the disk or the network arrives as a parameter.
+    files: ['src/permissions/**/*.ts'],
     rules: {
-      'no-restricted-syntax': [
+      ...restrictions({ patterns: [TESTKIT, OUTER_LAYERS, ACTIONS, IO] }),
+      'no-restricted-globals': [
         'error',
-        {
-          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-          message:
-            "Write `import * as z from 'zod'`: esbuild keeps every zod locale (~0.3 MiB) for a named `z` import.",
-        },
-      ],
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: '@anthropic-ai/sdk',
-              message:
-                'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
-            },
-            {
-              name: '@actions/core',
-              message:
-                'Use src/github/workflow-commands.ts: @actions/core loads undici at start-up.',
-            },
-            {
-              name: '@actions/github',
-              message: 'Use src/github/github-client.ts: @actions/github loads undici at start-up.',
-            },
-          ],
-        },
+        ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((name) => ({
+          name,
+          message: 'src/permissions/ does no I/O: the caller fetches and passes the result in.',
+        })),
       ],
     },
   },

@@ -12,8 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { nccBundle } from '../scripts/ncc-bundle.mjs';
-import { createOriginRepo, startGitHubServer } from '../src/github-server/index.js';
-import { startReplayServer } from '../src/model/replay-server.js';
+import { createOriginRepo, startGitHubServer } from '../testkit/github-server/index.js';
+import { startReplayServer } from '../testkit/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 // CI_AGENT_BENCH_RUNS=N: more runs, for medians that hold on a busy machine.

@@ -20,8 +20,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ReplayBlock } from '../src/model/replay-server.js';
-import { startReplayServer } from '../src/model/replay-server.js';
+import type { ReplayBlock } from '../testkit/replay-server.js';
+import { startReplayServer } from '../testkit/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
 const CYCLES = 10; // 3 turns each → 30 turns

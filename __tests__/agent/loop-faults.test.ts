@@ -18,8 +18,8 @@ import type {
   ReplayScriptEntry,
   ReplayServer,
   ReplayServerOptions,
-} from '../../src/model/replay-server.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
+} from '../../testkit/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import type { Message } from '../../src/model/types.js';
 import { ManualClock } from '../helpers/manual-clock.js';
 import { makePipeline } from '../helpers/pipeline-harness.js';

@@ -7,8 +7,8 @@ import type {
   ReplayScriptEntry,
   ReplayServer,
   ReplayServerOptions,
-} from '../../src/model/replay-server.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
+} from '../../testkit/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import type { PermissionPolicy } from '../../src/permissions/types.js';

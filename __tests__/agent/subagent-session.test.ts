@@ -15,8 +15,8 @@ import type {
   RecordedRequest,
   ReplayScriptEntry,
   ReplayServer,
-} from '../../src/model/replay-server.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
+} from '../../testkit/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import { deferred } from '../helpers/test-tools.js';

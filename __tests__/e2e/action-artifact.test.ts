@@ -1,13 +1,13 @@
 /**
  * The built action (dist/index.js) uploading its artifact with the real @actions/artifact client
- * to the loopback results service and blob storage (src/github-server/artifact-service.ts), as a
+ * to the loopback results service and blob storage (testkit/github-server/artifact-service.ts), as a
  * runner would give it ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startArtifactService } from '../../src/github-server/index.js';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import { startArtifactService } from '../../testkit/github-server/index.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 import { webhookExample } from '../github/webhook-examples.js';
 import {
   ACTION,

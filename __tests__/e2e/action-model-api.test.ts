@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 import { OWNER, runBuiltAction, startActionHarness } from '../helpers/action-harness.js';
 import { FILES, ISSUE, issueLabeled } from './trigger-fixtures.js';
 

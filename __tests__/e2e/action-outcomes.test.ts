@@ -8,7 +8,7 @@
 import { linkTargets, renderGfm } from '../helpers/gfm.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { startArtifactService } from '../../src/github-server/index.js';
+import { startArtifactService } from '../../testkit/github-server/index.js';
 import { webhookExample } from '../github/webhook-examples.js';
 import {
   FULL_NAME,

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIN_PREFIX_LENGTH, secretEncodings } from '../../src/log/secret-masker.js';
-import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import type { ReplayScriptEntry } from '../../testkit/replay-server.js';
 import {
   API_KEY,
   TOKEN,

@@ -243,23 +243,18 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
   });
 
   describe('when GitHub fails to take the comment', () => {
+    // A 5xx is retried by the client (the retry plugin, seconds of back-off); a 4xx is final.
     it.each([
-      { times: undefined, posted: 0, label: 'always' },
-      { times: 1, posted: 1, label: 'once' },
+      { status: 422, times: undefined, posted: 0, warned: true, label: 'refused for good' },
+      { status: 502, times: 1, posted: 1, warned: false, label: 'failed once, then retried' },
     ])(
       'still pushes the work and writes the report to the job summary ($label)',
-      async ({ times, posted }) => {
+      async ({ status, times, posted, warned }) => {
+        const path = '/repos/Codertocat/Hello-World/issues/1/comments';
         const harness = await startActionHarness({
           files: FILES,
           seed: { issues: [ISSUE] },
-          faults: [
-            {
-              method: 'POST',
-              path: '/repos/Codertocat/Hello-World/issues/1/comments',
-              status: 502,
-              ...(times ? { times } : {}),
-            },
-          ],
+          faults: [{ method: 'POST', path, status, ...(times ? { times } : {}) }],
         });
         const model = await startModel({ turns: fixTurns(harness.origin.checkout) });
         const run = await runBuiltAction(harness, model, {
@@ -272,9 +267,19 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
         expect((await harness.origin.branches())['ci-agent/issue-1']).toBe(
           run.outputs['commit-sha'],
         );
-        expect(run.stdout).toMatch(/^::warning::could not post the report comment: .*502/m);
+        const warning = new RegExp(
+          `^::warning::could not post the report comment: .*${status}`,
+          'm',
+        );
+        if (warned) expect(run.stdout).toMatch(warning);
+        else expect(run.stdout).not.toMatch(warning);
         expect(run.summary).toContain('ci-agent: the agent made changes');
         expect(reportComments(harness.github)).toHaveLength(posted);
+        const posts = harness.github.requests.filter(
+          (request) => request.method === 'POST' && request.path === path,
+        );
+        // Refused: the working comment and the report each tried once; failed once: retried.
+        expect(posts).toHaveLength(2);
         expectClean(harness);
       },
     );

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
-import type { ReplayBlock } from '../../src/model/replay-server.js';
+import type { ReplayBlock } from '../../testkit/replay-server.js';
 import type { CliRun } from '../helpers/cli-harness.js';
 import { runCli } from '../helpers/cli-harness.js';
 

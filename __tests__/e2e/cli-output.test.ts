@@ -5,10 +5,11 @@
  * stream-json a call's lines follow the assistant message that made it.
  */
 import { createServer } from 'node:net';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPause } from '../../src/model/replay-server.js';
+import { createPause } from '../../testkit/replay-server.js';
 import type { CliRun } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { CLI_PATH, runCli } from '../helpers/cli-harness.js';
 
 const runs: CliRun[] = [];
 afterEach(() => {
@@ -159,6 +160,19 @@ describe('ci-agent and an unreachable model API', () => {
 });
 
 describe('ci-agent --help', () => {
+  it('stops quietly when its reader goes away (ci-agent --help | head -1)', async () => {
+    const piped = await execa(
+      'bash',
+      ['-c', `set -o pipefail; "${process.execPath}" "${CLI_PATH}" --help | head -n 1`],
+      {
+        reject: false,
+      },
+    );
+    expect(piped.stdout).toBe('Usage: ci-agent [options] [prompt]');
+    expect(piped.stderr).toBe('');
+    expect(piped.exitCode).toBe(0);
+  });
+
   it('lists the environment variables, the exit codes and two examples', async () => {
     const run = await cli(['--help']);
     expect(run.code).toBe(0);

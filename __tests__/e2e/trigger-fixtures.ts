@@ -4,8 +4,8 @@
  * it, and real webhook payloads pointed at the seeded repository.
  */
 import { expect } from 'vitest';
-import type { RunSeed } from '../../src/github-server/index.js';
-import type { ReplayScriptEntry } from '../../src/model/replay-server.js';
+import type { RunSeed } from '../../testkit/github-server/index.js';
+import type { ReplayScriptEntry } from '../../testkit/replay-server.js';
 import { webhookExample } from '../github/webhook-examples.js';
 import { FULL_NAME, OWNER, REPO, startActionHarness } from '../helpers/action-harness.js';
 import type { ActionHarness } from '../helpers/action-harness.js';

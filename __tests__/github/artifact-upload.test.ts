@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { artifactFiles, uploadArtifact } from '../../src/github/artifact-upload.js';
 import { createWorkflowCommands } from '../../src/github/workflow-commands.js';
-import { startArtifactService } from '../../src/github-server/index.js';
-import type { ArtifactFault, ArtifactService } from '../../src/github-server/index.js';
-import { signRuntimeToken } from '../../src/github-server/runtime-token.js';
+import { startArtifactService } from '../../testkit/github-server/index.js';
+import type { ArtifactFault, ArtifactService } from '../../testkit/github-server/index.js';
+import { signRuntimeToken } from '../../testkit/github-server/runtime-token.js';
+import { captureStdout } from '../helpers/runner-stdout.js';
 
 const RUN_FILES = {
   log: ['tool-log.jsonl', '{"type":"system","subtype":"init"}\n{"type":"result"}\n'],
@@ -28,7 +29,7 @@ beforeEach(async () => {
     paths[key] = join(dir, file);
     await writeFile(paths[key], content);
   }
-  lines = [];
+  lines = captureStdout();
   // The client refuses GitHub Enterprise Server hosts; a runner on github.com sets this.
   vi.stubEnv('GITHUB_SERVER_URL', 'https://github.com');
 });
@@ -49,7 +50,7 @@ async function runnerWithService(faults: ArtifactFault[] = []): Promise<Artifact
 }
 
 function upload(name = 'ci-agent-1658821493'): Promise<boolean> {
-  const commands = createWorkflowCommands({ env: {}, write: (line) => lines.push(line) });
+  const commands = createWorkflowCommands({ env: {} });
   return uploadArtifact(commands, name, dir, paths);
 }
 

@@ -53,7 +53,10 @@ let octokit: Octokit;
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  octokit = createGitHubClient('ghs_test_token', `http://127.0.0.1:${port}`);
+  // The client retries a 5xx with back-off: milliseconds here instead of seconds.
+  octokit = createGitHubClient('ghs_test_token', `http://127.0.0.1:${port}`, {
+    retryAfterBaseValue: 1,
+  });
 });
 
 afterAll(async () => {

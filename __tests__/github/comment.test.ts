@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { GITHUB_ACTIONS_LOGIN, upsertReportComment } from '../../src/github/comment.js';
 import { createGitHubClient } from '../../src/github/github-client.js';
-import type { GitHubServerOptions } from '../../src/github-server/index.js';
-import { REPO, TOKEN, startFake } from '../github-server/fixture.js';
-import type { Fake } from '../github-server/fixture.js';
+import type { GitHubServerOptions } from '../../testkit/github-server/index.js';
+import { REPO, TOKEN, startFake } from '../testkit/github-server/fixture.js';
+import type { Fake } from '../testkit/github-server/fixture.js';
 
 const MARKER = '<!-- ci-agent:report -->';
 const repo = `${REPO.owner}/${REPO.repo}`;

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type {
   IssueCommentCreatedEvent,
   IssuesLabeledEvent,
@@ -117,6 +117,28 @@ describe('readEventContext', () => {
       await expect(readEventContext({ ...env, GITHUB_REPOSITORY: 'a/b/c' })).rejects.toThrow(
         'GITHUB_REPOSITORY: expected owner/name, got "a/b/c"',
       );
+    });
+
+    it('rejects a GITHUB_RUN_ID that is not a run number', async () => {
+      const env = await runnerEnvironment({ eventName: 'issues', payload: labeled('x') });
+      await expect(readEventContext({ ...env, GITHUB_RUN_ID: 'latest' })).rejects.toThrow(
+        `GITHUB_RUN_ID: expected the run's number, got "latest"`,
+      );
+    });
+
+    it('reads the environment it is given, not the process environment', async () => {
+      const env = await runnerEnvironment({ eventName: 'issues', payload: labeled('ci-agent') });
+      vi.stubEnv('GITHUB_REPOSITORY', 'someone/else');
+      vi.stubEnv('GITHUB_RUN_ID', '7');
+      try {
+        expect(await readEventContext(env)).toMatchObject({
+          owner: 'Codertocat',
+          runId: 1658821493,
+        });
+      } finally {
+        vi.unstubAllEnvs();
+      }
+      expect(process.env.GITHUB_REPOSITORY).toBeUndefined();
     });
 
     it('says when the event file is not JSON', async () => {

@@ -9,10 +9,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../src/github/github-client.js';
 import { openPullRequest, pullRequestText } from '../../src/github/pull-request.js';
 import type { CommentCommandTask, IssueTask } from '../../src/github/task.js';
-import { createOriginRepo } from '../../src/github-server/index.js';
-import type { OriginRepo } from '../../src/github-server/index.js';
-import { TOKEN, expectNoViolations, startFake } from '../github-server/fixture.js';
-import type { Fake } from '../github-server/fixture.js';
+import { createOriginRepo } from '../../testkit/github-server/index.js';
+import type { OriginRepo } from '../../testkit/github-server/index.js';
+import { TOKEN, expectNoViolations, startFake } from '../testkit/github-server/fixture.js';
+import type { Fake } from '../testkit/github-server/fixture.js';
 
 const SOURCE = {
   serverUrl: 'https://github.com',

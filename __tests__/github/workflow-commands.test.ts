@@ -1,44 +1,44 @@
+/**
+ * The runner's side of the action through @actions/core: what reaches stdout (log lines,
+ * annotations with their properties, groups, add-mask) and the files the runner reads back
+ * (GITHUB_OUTPUT in its heredoc form, GITHUB_STEP_SUMMARY) — every text masked first.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createWorkflowCommands,
-  escapeData,
-  escapeProperty,
-  fileCommand,
   maskWorkflowCommands,
 } from '../../src/github/workflow-commands.js';
 import { createSecretMasker } from '../../src/log/secret-masker.js';
+import { captureStdout } from '../helpers/runner-stdout.js';
 
 let dir: string;
 let lines: string[];
-let failures: number;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ci-agent-commands-'));
-  lines = [];
-  failures = 0;
+  lines = captureStdout();
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-function commands(env: NodeJS.ProcessEnv = {}) {
-  return createWorkflowCommands({
-    env,
-    write: (line) => lines.push(line),
-    fail: () => failures++,
-  });
-}
+const commands = (env: NodeJS.ProcessEnv = {}) => createWorkflowCommands({ env });
 
-/** Reads a GITHUB_OUTPUT file back the way the runner does: `name<<DELIM`, lines, `DELIM`. */
+/**
+ * Reads a GITHUB_OUTPUT file back the way the runner does: `name<<DELIMITER`, the lines, then the
+ * delimiter alone on a line; anything else in the file is an error.
+ */
 function parseOutputs(text: string): Record<string, string> {
   const outputs: Record<string, string> = {};
   const rows = text.split('\n');
+  if (rows.at(-1) === '') rows.pop();
   for (let index = 0; index < rows.length; index++) {
-    const match = /^([^<]+)<<(.+)$/.exec(rows[index]!);
-    if (!match) continue;
+    const match = /^([^<]+)<<(ghadelimiter_[0-9a-f-]{36})$/.exec(rows[index]!);
+    if (!match) throw new Error(`not an output line: ${JSON.stringify(rows[index])}`);
     const [, name, delimiter] = match;
     const end = rows.indexOf(delimiter!, index + 1);
+    if (end < 0) throw new Error(`the output ${name} never ends`);
     outputs[name!] = rows.slice(index + 1, end).join('\n');
     index = end;
   }
@@ -50,18 +50,42 @@ describe('createWorkflowCommands', () => {
     const runner = commands();
     runner.warning('50% done\nsecond line');
     runner.notice('skipped');
+    runner.error('broken');
     runner.info('plain text');
     expect(lines).toEqual([
       '::warning::50%25 done%0Asecond line\n',
       '::notice::skipped\n',
+      '::error::broken\n',
       'plain text\n',
     ]);
   });
 
-  it('marks the step failed and logs an error annotation', () => {
-    commands().setFailed('ci-agent: failed: tests still fail');
-    expect(failures).toBe(1);
-    expect(lines).toEqual(['::error::ci-agent: failed: tests still fail\n']);
+  it('puts an annotation on a file and line, with a title', () => {
+    commands().warning('ignored unknown key "permision"', {
+      title: 'ci-agent policy',
+      file: '.claude/settings.json',
+      startLine: 3,
+      startColumn: 5,
+    });
+    expect(lines).toEqual([
+      '::warning title=ci-agent policy,file=.claude/settings.json,line=3,col=5::ignored unknown key "permision"\n',
+    ]);
+  });
+
+  it('folds what is logged during a phase into a group', async () => {
+    const result = await commands().group('ci-agent: the agent at work', async () => {
+      commands().info('inside');
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(lines).toEqual(['::group::ci-agent: the agent at work\n', 'inside\n', '::endgroup::\n']);
+  });
+
+  it('closes the group when the phase fails', async () => {
+    await expect(
+      commands().group('ci-agent: pushing b', () => Promise.reject(new Error('rejected'))),
+    ).rejects.toThrow('rejected');
+    expect(lines).toEqual(['::group::ci-agent: pushing b\n', '::endgroup::\n']);
   });
 
   it('registers secrets with the masker, but never an empty one', () => {
@@ -86,32 +110,58 @@ describe('createWorkflowCommands', () => {
       });
       expect(lines).toEqual([]);
     });
+
+    it("writes to the file of the environment it was made for, not the process's", () => {
+      const mine = join(dir, 'mine');
+      const other = join(dir, 'other');
+      writeFileSync(mine, '');
+      writeFileSync(other, '');
+      process.env.GITHUB_OUTPUT = other;
+      try {
+        commands({ GITHUB_OUTPUT: mine }).setOutput('branch', 'b');
+      } finally {
+        delete process.env.GITHUB_OUTPUT;
+      }
+      expect(parseOutputs(readFileSync(mine, 'utf8'))).toEqual({ branch: 'b' });
+      expect(readFileSync(other, 'utf8')).toBe('');
+    });
   });
 
   describe('when there is no output file', () => {
     it('falls back to the set-output command', () => {
       commands().setOutput('branch', 'ci-agent/issue-1');
-      expect(lines).toEqual(['\n::set-output name=branch::ci-agent/issue-1\n']);
+      expect(lines.join('')).toBe('\n::set-output name=branch::ci-agent/issue-1\n');
     });
   });
 
   describe('appendSummary', () => {
-    it('appends Markdown to the summary file, ending each part with a newline', () => {
+    it('appends Markdown to the summary file, ending each part with a newline', async () => {
       const file = join(dir, 'summary.md');
       writeFileSync(file, '');
       const runner = commands({ GITHUB_STEP_SUMMARY: file });
-      expect(runner.appendSummary('### one')).toBe(true);
-      expect(runner.appendSummary('two\n')).toBe(true);
+      expect(await runner.appendSummary('### one')).toBe(true);
+      expect(await runner.appendSummary('two\n')).toBe(true);
       expect(readFileSync(file, 'utf8')).toBe('### one\ntwo\n');
     });
 
-    it('says false when the runner gave no summary file', () => {
-      expect(commands().appendSummary('### one')).toBe(false);
+    it('writes each environment its own summary file, one after the other in one process', async () => {
+      const first = join(dir, 'first.md');
+      const second = join(dir, 'second.md');
+      writeFileSync(first, '');
+      writeFileSync(second, '');
+      await commands({ GITHUB_STEP_SUMMARY: first }).appendSummary('first run');
+      await commands({ GITHUB_STEP_SUMMARY: second }).appendSummary('second run');
+      expect(readFileSync(first, 'utf8')).toBe('first run\n');
+      expect(readFileSync(second, 'utf8')).toBe('second run\n');
     });
 
-    it('throws when the summary file cannot be written', () => {
+    it('says false when the runner gave no summary file', async () => {
+      expect(await commands().appendSummary('### one')).toBe(false);
+    });
+
+    it('rejects when the summary file cannot be written', async () => {
       const runner = commands({ GITHUB_STEP_SUMMARY: join(dir, 'missing', 'summary.md') });
-      expect(() => runner.appendSummary('x')).toThrow(/ENOENT/);
+      await expect(runner.appendSummary('x')).rejects.toThrow(/Unable to access summary file/);
     });
   });
 });
@@ -120,7 +170,7 @@ describe('when a text holds a secret', () => {
   const SECRET = 'ghs_runner_secret_0123456789';
   const ENCODED = Buffer.from(SECRET).toString('base64');
 
-  it('masks it in every command, output and the summary, by the secrets of its env', () => {
+  it('masks it in every command, output and the summary, by the secrets of its env', async () => {
     const output = join(dir, 'output');
     const summary = join(dir, 'summary.md');
     writeFileSync(output, '');
@@ -132,10 +182,14 @@ describe('when a text holds a secret', () => {
     });
     runner.info(`info ${SECRET}`);
     runner.notice(`notice ${ENCODED}`);
-    runner.warning(`warning ${[...SECRET].reverse().join('')}`);
-    runner.setFailed(`failed ${encodeURIComponent(SECRET)}`);
+    runner.warning(`warning ${[...SECRET].reverse().join('')}`, {
+      title: `title ${SECRET}`,
+      file: `${SECRET}.yml`,
+    });
+    runner.error(`failed ${encodeURIComponent(SECRET)}`);
+    await runner.group(`group ${SECRET}`, () => Promise.resolve());
     runner.setOutput('branch', `ci-agent/${SECRET}`);
-    runner.appendSummary(`### report ${SECRET}`);
+    await runner.appendSummary(`### report ${SECRET}`);
     const written = [lines.join(''), readFileSync(output, 'utf8'), readFileSync(summary, 'utf8')];
     for (const text of written) {
       expect(text).not.toContain(SECRET);
@@ -146,22 +200,20 @@ describe('when a text holds a secret', () => {
     expect(lines).toEqual([
       'info ***\n',
       expect.stringMatching(/^::notice::notice \*\*\*.{0,3}\n$/),
-      '::warning::warning ***\n',
+      '::warning title=title ***,file=***.yml::warning ***\n',
       '::error::failed ***\n',
+      '::group::group ***\n',
+      '::endgroup::\n',
     ]);
     expect(parseOutputs(readFileSync(output, 'utf8'))).toEqual({ branch: 'ci-agent/***' });
     expect(readFileSync(summary, 'utf8')).toBe('### report ***\n');
   });
 
   it('masks by the masker it is given instead, and registers a secret as it is', () => {
-    const runner = createWorkflowCommands({
-      env: {},
-      write: (line) => lines.push(line),
-      masker: createSecretMasker([SECRET]),
-    });
+    const runner = createWorkflowCommands({ env: {}, masker: createSecretMasker([SECRET]) });
     runner.setSecret(SECRET);
     runner.setOutput('x', SECRET);
-    expect(lines).toEqual([`::add-mask::${SECRET}\n`, '\n::set-output name=x::***\n']);
+    expect(lines.join('')).toBe(`::add-mask::${SECRET}\n\n::set-output name=x::***\n`);
   });
 });
 
@@ -171,21 +223,5 @@ describe('maskWorkflowCommands', () => {
     const masked = maskWorkflowCommands(inner, createSecretMasker(['wrapped-secret-1']));
     masked.warning('a wrapped-secret-1 b');
     expect(lines).toEqual(['::warning::a *** b\n']);
-  });
-});
-
-describe('fileCommand', () => {
-  it('uses a fresh random delimiter each time', () => {
-    const first = fileCommand('a', 'v').split('\n')[0];
-    const second = fileCommand('a', 'v').split('\n')[0];
-    expect(first).toMatch(/^a<<ghadelimiter_[0-9a-f-]{36}$/);
-    expect(first).not.toBe(second);
-  });
-});
-
-describe('escapeData and escapeProperty', () => {
-  it('escape what would end or split a command', () => {
-    expect(escapeData('a%b\r\nc')).toBe('a%25b%0D%0Ac');
-    expect(escapeProperty('x:y,z\n')).toBe('x%3Ay%2Cz%0A');
   });
 });

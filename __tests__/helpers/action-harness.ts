@@ -10,16 +10,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { onTestFinished } from 'vitest';
-import { createOriginRepo, startGitHubServer } from '../../src/github-server/index.js';
+import { createOriginRepo, startGitHubServer } from '../../testkit/github-server/index.js';
 import type {
   FileTree,
   GitHubFault,
   GitHubSeed,
   GitHubServer,
   OriginRepo,
-} from '../../src/github-server/index.js';
-import type { ReplayServerOptions, ReplayServer } from '../../src/model/replay-server.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
+} from '../../testkit/github-server/index.js';
+import type { ReplayServerOptions, ReplayServer } from '../../testkit/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
 import { runnerEnvironment } from '../github/webhook-examples.js';
 
 /** CI_AGENT_DIST: a build of the working tree elsewhere (as scripts/build.mjs takes it). */

@@ -10,8 +10,8 @@ import type {
   ReplayScriptEntry,
   ReplayServer,
   ReplayServerOptions,
-} from '../../src/model/replay-server.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
+} from '../../testkit/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
 import type { Workspace } from './tool-harness.js';
 import { makeWorkspace } from './tool-harness.js';
 

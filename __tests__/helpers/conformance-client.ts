@@ -14,8 +14,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { RecordedRequest, ReplayBlock } from '../../src/model/replay-server.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
+import type { RecordedRequest, ReplayBlock } from '../../testkit/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
 
 const CLI = resolve(import.meta.dirname, '../../dist/cli/index.js');
 const SERVER = 'conformance';

@@ -6,8 +6,8 @@ import {
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../../src/model/model-client.js';
 import { ModelError } from '../../src/model/model-client.js';
 import { DEFAULT_MODEL } from '../../src/model/pricing.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../testkit/replay-server.js';
 
 const API_KEY = 'sk-ant-test-key';
 let server: ReplayServer | undefined;

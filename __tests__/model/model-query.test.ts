@@ -3,8 +3,8 @@ import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { ModelError } from '../../src/model/model-client.js';
 import type { ModelClient } from '../../src/model/model-client.js';
 import { createModelQuery } from '../../src/model/model-query.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../testkit/replay-server.js';
 import type { Usage } from '../../src/model/types.js';
 
 let server: ReplayServer | undefined;

@@ -5,8 +5,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { withCacheBreakpoints } from '../../src/model/prompt-cache.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
 let server: ReplayServer | undefined;

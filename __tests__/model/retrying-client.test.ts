@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import type { ModelError, ModelStreamEvent } from '../../src/model/model-client.js';
-import type { ReplayServer, ReplayServerOptions } from '../../src/model/replay-server.js';
-import { createPause, startReplayServer } from '../../src/model/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../testkit/replay-server.js';
+import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import type { RetryingClientOptions, RetryNotice } from '../../src/model/retrying-client.js';
 import { withRetries } from '../../src/model/retrying-client.js';
 import { ManualClock } from '../helpers/manual-clock.js';

@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { MessageAccumulator } from '../../src/model/message-accumulator.js';
 import type { ModelStreamEvent } from '../../src/model/model-client.js';
-import { buildMessage, buildStreamEvents } from '../../src/model/replay-events.js';
-import type { ReplayBlock } from '../../src/model/replay-events.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import { buildMessage, buildStreamEvents } from '../../testkit/replay-events.js';
+import type { ReplayBlock } from '../../testkit/replay-events.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 
 const RESULTS = [
   {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import type { ModelRequest } from '../../src/model/model-client.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 import {
   DEFAULT_WEB_SEARCH_MAX_USES,
   webSearchToolSpec,

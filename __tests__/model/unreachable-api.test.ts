@@ -12,8 +12,8 @@ import {
   anthropicOptionsFromEnv,
   createAnthropicClient,
 } from '../../src/model/anthropic-client.js';
-import { startReplayServer } from '../../src/model/replay-server.js';
-import type { ReplayServer } from '../../src/model/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
+import type { ReplayServer } from '../../testkit/replay-server.js';
 import { ModelError } from '../../src/model/model-client.js';
 import { DEFAULT_RETRY_POLICY, retryLimit, retryLine } from '../../src/model/retry-policy.js';
 import { withRetries } from '../../src/model/retrying-client.js';

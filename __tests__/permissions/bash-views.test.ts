@@ -5,7 +5,7 @@ import {
   classifyRedirection,
   UNKNOWN,
 } from '../../src/permissions/bash-views.js';
-import { parseCommand } from '../../src/tools/builtin/bash/parse.js';
+import { parseCommand } from '../../src/shell/parse-command.js';
 
 function parts(command: string): readonly CommandPart[] {
   const analysis = analyzeBashCommand(command);

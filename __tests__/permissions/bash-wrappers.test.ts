@@ -8,8 +8,8 @@ import {
   unwrap,
   withoutGitGlobalOptions,
 } from '../../src/permissions/bash-wrappers.js';
-import type { Word } from '../../src/tools/builtin/bash/parse.js';
-import { parseCommand } from '../../src/tools/builtin/bash/parse.js';
+import type { Word } from '../../src/shell/types.js';
+import { parseCommand } from '../../src/shell/parse-command.js';
 
 function words(command: string): Word[] {
   const parsed = parseCommand(command);

@@ -12,6 +12,15 @@
  *   `partial-response` event says so), the tools finish and their results go back as usual;
  * - aborted (a signal, the time limit) or not retryable: running tools are aborted, every call
  *   that was handed out still gets its result in the transcript, and the run ends.
+ *
+ * The steps (AgentRun):
+ *   1. announce          the session-start event
+ *   2. openingMessage    the prompt, with what SessionStart and UserPromptSubmit hooks add
+ *   3. prepareRequests   the tool specs and the context manager every request goes through
+ *   4. turnRefusal       stopped, out of turns or out of budget → the run ends
+ *   5. requestTurn       one streamed response, its tools starting as their blocks complete
+ *   6. afterTurn         tool results back (or Stop hooks when there were no calls); repeat from 4
+ *   7. finish            SessionEnd hooks, then the result
  */
 import { randomUUID } from 'node:crypto';
 import { ConcurrencyGate } from '../execution/concurrency-gate.js';
@@ -30,6 +39,7 @@ import type {
   Message,
   StopReason,
   ToolResultBlock,
+  ToolSpec,
   ToolUseBlock,
 } from '../model/types.js';
 import type { PermissionMode } from '../permissions/types.js';
@@ -39,7 +49,7 @@ import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, ResultSubtype, RunResult } from './events.js';
 import { BudgetGuard, TimeLimitError, startTimeLimit } from './limits.js';
 import { createContextManager } from './context/context-manager.js';
-import type { CompactTrigger } from './context/context-manager.js';
+import type { CompactTrigger, ContextManager } from './context/context-manager.js';
 import type { ContextSettings } from './context/context-settings.js';
 import { TurnStreamError, streamTurn } from './turn-stream.js';
 import type { TurnResponse } from './turn-stream.js';
@@ -93,58 +103,271 @@ const DEFAULT_MAX_TOKENS = 32_000;
 const STOPPED_RUN_HOOK_MS = 2_000;
 
 export async function runAgent(options: AgentOptions): Promise<RunResult> {
-  const started = performance.now();
-  const sessionId = options.sessionId ?? randomUUID();
-  const timeLimit = startTimeLimit(options.timeoutMs);
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, timeLimit.signal])
-    : timeLimit.signal;
-  const modelClient =
-    options.retry === false
-      ? options.modelClient
-      : withRetries(options.modelClient, {
-          ...options.retry,
-          onRetry: ({ attempt, maxRetries, delayMs, error }) =>
-            options.events({
-              type: 'api-retry',
-              attempt,
-              maxRetries,
-              delayMs,
-              status: error.status,
-              error: retryErrorCategory(error),
-              message: error.message,
-              url: error.url,
-              cause: error.detail ?? error.message,
-            }),
-        });
-  const budget = new BudgetGuard(options.maxBudgetUsd);
-  const registry = options.pipeline.registry;
-  const usage = options.usage ?? new UsageTracker();
-  const gate = new ConcurrencyGate(options.maxConcurrency ?? 10);
-  const isSafe = concurrencySafetyOf(registry);
-  const denials: PermissionDenial[] = options.permissionDenials ?? [];
-  const hooks = options.sessionHooks ?? noHooks;
-  const messages: Message[] = [];
-  let apiMs = 0;
-  let turns = 0;
-  let lastText = '';
-  let stopReason: StopReason | null = null;
+  const run = new AgentRun(options);
+  run.announce();
+  const prompt = await run.openingMessage();
+  if ('blocked' in prompt) return run.finish('error_during_execution', [prompt.blocked]);
+  run.messages.push(prompt.message);
+  run.prepareRequests();
+  for (;;) {
+    const refusal = run.turnRefusal();
+    if (refusal) return refusal;
+    const executor = run.newExecutor();
+    const turn = await run.requestTurn(executor);
+    if ('result' in turn) return turn.result;
+    const next = await run.afterTurn(turn.response, executor);
+    if (next !== 'continue') return next;
+  }
+}
 
-  options.events({
-    type: 'session-start',
-    sessionId,
-    cwd: options.cwd,
-    model: options.model,
-    tools: registry.names(),
-    permissionMode: options.permissionMode,
-  });
+/** The steps of runAgent and what they share: the transcript, the counters, the last text. */
+class AgentRun {
+  readonly messages: Message[] = [];
+  private readonly started = performance.now();
+  private readonly sessionId: string;
+  private readonly timeLimit: ReturnType<typeof startTimeLimit>;
+  private readonly signal: AbortSignal;
+  private readonly modelClient: ModelClient;
+  private readonly budget: BudgetGuard;
+  private readonly usage: UsageTracker;
+  private readonly gate: ConcurrencyGate;
+  private readonly isSafe: (block: ToolUseBlock) => boolean;
+  private readonly denials: PermissionDenial[];
+  private readonly hooks: SessionHookRunner;
+  private readonly streaming: boolean;
+  /** Set by prepareRequests, once the prompt is known. */
+  private tools: ToolSpec[] = [];
+  private contextManager!: ContextManager;
+  private apiMs = 0;
+  private turns = 0;
+  private lastText = '';
+  private stopReason: StopReason | null = null;
+  private stopHookActive = false;
+  private stopHookBlocks = 0;
 
-  const logRuns = (runs: readonly HookRunRecord[]) => {
-    for (const run of runs) options.events({ type: 'hook-run', run });
-  };
+  constructor(private readonly options: AgentOptions) {
+    this.sessionId = options.sessionId ?? randomUUID();
+    this.timeLimit = startTimeLimit(options.timeoutMs);
+    this.signal = options.signal
+      ? AbortSignal.any([options.signal, this.timeLimit.signal])
+      : this.timeLimit.signal;
+    this.modelClient = retryingClient(options);
+    this.budget = new BudgetGuard(options.maxBudgetUsd);
+    this.usage = options.usage ?? new UsageTracker();
+    this.gate = new ConcurrencyGate(options.maxConcurrency ?? 10);
+    this.isSafe = concurrencySafetyOf(options.pipeline.registry);
+    this.denials = options.permissionDenials ?? [];
+    this.hooks = options.sessionHooks ?? noHooks;
+    this.streaming = options.streamingToolExecution ?? true;
+  }
 
-  const finish = async (subtype: ResultSubtype, errors: string[] = []): Promise<RunResult> => {
-    timeLimit.clear();
+  /** 1. The session starts: what it runs with. */
+  announce(): void {
+    const { options } = this;
+    options.events({
+      type: 'session-start',
+      sessionId: this.sessionId,
+      cwd: options.cwd,
+      model: options.model,
+      tools: options.pipeline.registry.names(),
+      permissionMode: options.permissionMode,
+    });
+  }
+
+  /** 2. The prompt, with what SessionStart and UserPromptSubmit hooks add to it. */
+  async openingMessage(): Promise<{ message: Message } | { blocked: string }> {
+    const { hooks, options, signal } = this;
+    const context: string[] = [];
+    if (hooks.has('SessionStart')) {
+      const start = await hooks.sessionStart({ source: 'startup', signal });
+      this.logRuns(start.runs);
+      context.push(...start.additionalContext);
+    }
+    if (hooks.has('UserPromptSubmit')) {
+      const submit = await hooks.userPromptSubmit({ prompt: options.prompt, signal });
+      this.logRuns(submit.runs);
+      if (submit.block) {
+        return { blocked: `a UserPromptSubmit hook blocked the prompt: ${submit.block.reason}` };
+      }
+      context.push(...submit.additionalContext);
+    }
+    return {
+      message: {
+        role: 'user',
+        content:
+          context.length === 0
+            ? options.prompt
+            : [
+                { type: 'text', text: options.prompt },
+                ...context.map((text) => ({
+                  type: 'text' as const,
+                  text: `<system-reminder>${text}</system-reminder>`,
+                })),
+              ],
+      },
+    };
+  }
+
+  /** 3. What every request sends besides the conversation: the tools, the context manager. */
+  prepareRequests(): void {
+    this.tools = this.options.pipeline.registry.toSpecs();
+    this.contextManager = this.newContextManager();
+  }
+
+  /** 4. Before each turn: the run ends when stopped, out of turns or out of budget. */
+  turnRefusal(): Promise<RunResult> | undefined {
+    const { options } = this;
+    if (this.signal.aborted) return this.ended();
+    if (options.maxTurns !== undefined && this.turns >= options.maxTurns) {
+      return this.finish('error_max_turns', [`Reached max turns (${options.maxTurns})`]);
+    }
+    const overBudget = this.budget.refusal(this.usage.totalCostUSD);
+    if (overBudget !== undefined) return this.finish('error_max_budget_usd', [overBudget]);
+    this.turns++;
+    return undefined;
+  }
+
+  newExecutor(): StreamingToolExecutor {
+    const { options } = this;
+    return new StreamingToolExecutor({
+      gate: this.gate,
+      isConcurrencySafe: this.isSafe,
+      run: (block, callSignal) => executeSingleToolUse(block, options.pipeline, callSignal),
+      signal: this.signal,
+    });
+  }
+
+  /**
+   * 5. One model response, its tool calls starting as their blocks complete. A response cut off
+   * after complete tool_use blocks is kept (recoverTurn); any other failure ends the run.
+   */
+  async requestTurn(
+    executor: StreamingToolExecutor,
+  ): Promise<{ response: TurnResponse } | { result: RunResult }> {
+    const { options, signal } = this;
+    const { contextManager } = this;
+    const requestStarted = performance.now();
+    try {
+      const response = await streamTurn(
+        this.modelClient,
+        {
+          model: options.model,
+          system: options.systemPrompt,
+          messages: await contextManager.prepare(this.messages, signal),
+          tools: this.tools,
+          maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+          signal,
+        },
+        executor,
+        this.streaming,
+      );
+      this.apiMs += performance.now() - requestStarted;
+      contextManager.recordUsage(response.usage);
+      return { response };
+    } catch (error) {
+      this.apiMs += performance.now() - requestStarted;
+      return this.recoverTurn(error, executor);
+    }
+  }
+
+  private async recoverTurn(
+    error: unknown,
+    executor: StreamingToolExecutor,
+  ): Promise<{ response: TurnResponse } | { result: RunResult }> {
+    const { contextManager, options, signal } = this;
+    const partial = error instanceof TurnStreamError ? error.partial : undefined;
+    const cause = error instanceof TurnStreamError ? error.cause : error;
+    const uses =
+      partial?.content.filter((block): block is ToolUseBlock => block.type === 'tool_use') ?? [];
+    if (partial === undefined || uses.length === 0 || signal.aborted || !isRetryable(cause)) {
+      executor.abandon(signal.aborted ? interruption(signal) : 'the model response failed');
+      const outcomes = await executor.results();
+      // Every call that was handed out gets its result in the transcript, run or not.
+      if (partial !== undefined && outcomes.length > 0) {
+        this.messages.push(this.record(partial));
+        this.sendResults(uses, outcomes);
+      }
+      if (signal.aborted) return { result: await this.ended() };
+      return {
+        result: await this.finish('error_during_execution', [
+          fatalErrorMessage(cause, options.model) ?? errorMessage(cause),
+        ]),
+      };
+    }
+    options.events({
+      type: 'partial-response',
+      messageId: partial.id,
+      keptBlocks: partial.content.length,
+      toolUseIds: uses.map((use) => use.id),
+      status: isModelError(cause) ? cause.status : undefined,
+      error: isModelError(cause) ? retryErrorCategory(cause) : 'unknown',
+      message: errorMessage(cause),
+    });
+    if (!this.streaming) for (const use of uses) executor.addTool(use);
+    contextManager.recordUsage(partial.usage);
+    return { response: partial };
+  }
+
+  /**
+   * 6. After the response: its tools' results go back (a hook may stop the run after a call); a
+   * response without tool calls ends the run unless a Stop hook sends the model back to work.
+   */
+  async afterTurn(
+    response: TurnResponse,
+    executor: StreamingToolExecutor,
+  ): Promise<RunResult | 'continue'> {
+    const assistant = this.record(response);
+    const text = assistant.content
+      .filter((block) => block.type === 'text')
+      .map((block) => block.text)
+      .join('');
+    if (text) this.lastText = text;
+    this.messages.push(assistant);
+
+    const toolUses = assistant.content.filter(
+      (block): block is ToolUseBlock => block.type === 'tool_use',
+    );
+    // A server tool (web search) paused a long turn: sent back as it is, the response goes on.
+    if (toolUses.length === 0 && response.stopReason === 'pause_turn') return 'continue';
+    if (toolUses.length === 0) return this.stopHooks(text);
+
+    const outcomes = await executor.results();
+    this.sendResults(toolUses, outcomes);
+    const stop = outcomes.find((outcome) => outcome.stopRun)?.stopRun;
+    if (stop) {
+      this.lastText = stop.reason;
+      return this.finish('success');
+    }
+    return 'continue';
+  }
+
+  /** "You are not done until …": a Stop hook may send the model back to work. */
+  private async stopHooks(text: string): Promise<RunResult | 'continue'> {
+    const { hooks } = this;
+    if (!hooks.has('Stop')) return this.finish('success');
+    const stop = await hooks.stop({
+      stopHookActive: this.stopHookActive,
+      lastAssistantMessage: text,
+      signal: this.signal,
+    });
+    this.logRuns(stop.runs);
+    if (stop.stop) return this.finish('success');
+    if (!stop.continueWith) return this.finish('success');
+    if (this.stopHookBlocks >= MAX_STOP_HOOK_BLOCKS) {
+      return this.finish('error_during_execution', [
+        `a Stop hook still refused to let the run end after ${MAX_STOP_HOOK_BLOCKS} attempts: ${stop.continueWith.reason}`,
+      ]);
+    }
+    this.stopHookBlocks++;
+    this.stopHookActive = true;
+    this.messages.push({ role: 'user', content: stop.continueWith.reason });
+    return 'continue';
+  }
+
+  /** 7. The end: SessionEnd hooks, then the result. */
+  async finish(subtype: ResultSubtype, errors: string[] = []): Promise<RunResult> {
+    const { hooks, options, signal, usage } = this;
+    this.timeLimit.clear();
     if (hooks.has('SessionEnd')) {
       // A stopped run still tells its hooks, but briefly: the runner kills the job soon after.
       const hookSignal = signal.aborted ? AbortSignal.timeout(STOPPED_RUN_HOOK_MS) : undefined;
@@ -152,85 +375,60 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
         reason: 'other',
         ...(hookSignal && { signal: hookSignal }),
       });
-      logRuns(end.runs);
+      this.logRuns(end.runs);
     }
     const result: RunResult = {
       subtype,
       isError: subtype !== 'success',
-      result: lastText,
-      numTurns: turns,
-      durationMs: Math.round(performance.now() - started),
-      durationApiMs: Math.round(apiMs),
-      stopReason,
+      result: this.lastText,
+      numTurns: this.turns,
+      durationMs: Math.round(performance.now() - this.started),
+      durationApiMs: Math.round(this.apiMs),
+      stopReason: this.stopReason,
       totalCostUsd: usage.totalCostUSD,
       usage: usage.usage,
       modelUsage: usage.modelUsage,
-      permissionDenials: denials,
+      permissionDenials: this.denials,
       errors,
     };
     options.events({ type: 'result', result });
     return result;
-  };
-
-  // The prompt, with what SessionStart and UserPromptSubmit hooks add to it.
-  const context: string[] = [];
-  if (hooks.has('SessionStart')) {
-    const start = await hooks.sessionStart({ source: 'startup', signal });
-    logRuns(start.runs);
-    context.push(...start.additionalContext);
   }
-  if (hooks.has('UserPromptSubmit')) {
-    const submit = await hooks.userPromptSubmit({ prompt: options.prompt, signal });
-    logRuns(submit.runs);
-    if (submit.block) {
-      return finish('error_during_execution', [
-        `a UserPromptSubmit hook blocked the prompt: ${submit.block.reason}`,
-      ]);
-    }
-    context.push(...submit.additionalContext);
-  }
-  messages.push({
-    role: 'user',
-    content:
-      context.length === 0
-        ? options.prompt
-        : [
-            { type: 'text', text: options.prompt },
-            ...context.map((text) => ({
-              type: 'text' as const,
-              text: `<system-reminder>${text}</system-reminder>`,
-            })),
-          ],
-  });
 
-  const tools = registry.toSpecs();
-  const contextManager = createContextManager({
-    model: options.model,
-    modelClient,
-    cwd: options.cwd,
-    systemPrompt: options.systemPrompt,
-    tools,
-    events: options.events,
-    settings: options.contextManagement,
-    ...(hooks.has('PreCompact') && {
-      mayCompact: async (trigger: CompactTrigger, compactSignal?: AbortSignal) => {
-        const outcome = await hooks.preCompact({
-          trigger,
-          ...(compactSignal && { signal: compactSignal }),
-        });
-        logRuns(outcome.runs);
-        return outcome.block === undefined;
-      },
-    }),
-  });
-  let stopHookActive = false;
-  let stopHookBlocks = 0;
-  const record = (response: TurnResponse): AssistantMessage => {
+  private ended(): Promise<RunResult> {
+    const [subtype, message] = stopped(this.signal);
+    return this.finish(subtype, [message]);
+  }
+
+  private newContextManager(): ContextManager {
+    const { hooks, options } = this;
+    return createContextManager({
+      model: options.model,
+      modelClient: this.modelClient,
+      cwd: options.cwd,
+      systemPrompt: options.systemPrompt,
+      tools: this.tools,
+      events: options.events,
+      settings: options.contextManagement,
+      ...(hooks.has('PreCompact') && {
+        mayCompact: async (trigger: CompactTrigger, compactSignal?: AbortSignal) => {
+          const outcome = await hooks.preCompact({
+            trigger,
+            ...(compactSignal && { signal: compactSignal }),
+          });
+          this.logRuns(outcome.runs);
+          return outcome.block === undefined;
+        },
+      }),
+    });
+  }
+
+  private record(response: TurnResponse): AssistantMessage {
     const assistant: AssistantMessage = { role: 'assistant', content: response.content };
-    stopReason = response.stopReason;
-    usage.add(response.model, response.usage);
-    budget.record(response.model, response.usage);
-    options.events({
+    this.stopReason = response.stopReason;
+    this.usage.add(response.model, response.usage);
+    this.budget.record(response.model, response.usage);
+    this.options.events({
       type: 'assistant-message',
       messageId: response.id,
       model: response.model,
@@ -239,131 +437,44 @@ export async function runAgent(options: AgentOptions): Promise<RunResult> {
       usage: response.usage,
     });
     return assistant;
-  };
-  const sendResults = (toolUses: readonly ToolUseBlock[], outcomes: readonly ToolCallOutcome[]) => {
-    for (const outcome of outcomes) if (outcome.denial) denials.push(outcome.denial);
+  }
+
+  private sendResults(toolUses: readonly ToolUseBlock[], outcomes: readonly ToolCallOutcome[]) {
+    for (const outcome of outcomes) if (outcome.denial) this.denials.push(outcome.denial);
     const results = orderResults(toolUses, outcomes);
-    messages.push({ role: 'user', content: results });
-    options.events({
+    this.messages.push({ role: 'user', content: results });
+    this.options.events({
       type: 'tool-results-message',
       results,
       structured: toolUses.map(
         (use) => outcomes.find((outcome) => outcome.toolUseId === use.id)?.structured,
       ),
     });
-  };
-  const ended = () => {
-    const [subtype, message] = stopped(signal);
-    return finish(subtype, [message]);
-  };
-
-  const streaming = options.streamingToolExecution ?? true;
-  for (;;) {
-    if (signal.aborted) return ended();
-    if (options.maxTurns !== undefined && turns >= options.maxTurns) {
-      return finish('error_max_turns', [`Reached max turns (${options.maxTurns})`]);
-    }
-    const overBudget = budget.refusal(usage.totalCostUSD);
-    if (overBudget !== undefined) return finish('error_max_budget_usd', [overBudget]);
-    turns++;
-
-    const executor = new StreamingToolExecutor({
-      gate,
-      isConcurrencySafe: isSafe,
-      run: (block, callSignal) => executeSingleToolUse(block, options.pipeline, callSignal),
-      signal,
-    });
-    const requestStarted = performance.now();
-    let response: TurnResponse;
-    try {
-      response = await streamTurn(
-        modelClient,
-        {
-          model: options.model,
-          system: options.systemPrompt,
-          messages: await contextManager.prepare(messages, signal),
-          tools,
-          maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-          signal,
-        },
-        executor,
-        streaming,
-      );
-      apiMs += performance.now() - requestStarted;
-      contextManager.recordUsage(response.usage);
-    } catch (error) {
-      apiMs += performance.now() - requestStarted;
-      const partial = error instanceof TurnStreamError ? error.partial : undefined;
-      const cause = error instanceof TurnStreamError ? error.cause : error;
-      const uses =
-        partial?.content.filter((block): block is ToolUseBlock => block.type === 'tool_use') ?? [];
-      if (partial === undefined || uses.length === 0 || signal.aborted || !isRetryable(cause)) {
-        executor.abandon(signal.aborted ? interruption(signal) : 'the model response failed');
-        const outcomes = await executor.results();
-        // Every call that was handed out gets its result in the transcript, run or not.
-        if (partial !== undefined && outcomes.length > 0) {
-          messages.push(record(partial));
-          sendResults(uses, outcomes);
-        }
-        if (signal.aborted) return ended();
-        return finish('error_during_execution', [
-          fatalErrorMessage(cause, options.model) ?? errorMessage(cause),
-        ]);
-      }
-      options.events({
-        type: 'partial-response',
-        messageId: partial.id,
-        keptBlocks: partial.content.length,
-        toolUseIds: uses.map((use) => use.id),
-        status: isModelError(cause) ? cause.status : undefined,
-        error: isModelError(cause) ? retryErrorCategory(cause) : 'unknown',
-        message: errorMessage(cause),
-      });
-      if (!streaming) for (const use of uses) executor.addTool(use);
-      contextManager.recordUsage(partial.usage);
-      response = partial;
-    }
-    const assistant = record(response);
-
-    const text = assistant.content
-      .filter((block) => block.type === 'text')
-      .map((block) => block.text)
-      .join('');
-    if (text) lastText = text;
-    messages.push(assistant);
-
-    const toolUses = assistant.content.filter(
-      (block): block is ToolUseBlock => block.type === 'tool_use',
-    );
-    // A server tool (web search) paused a long turn: sent back as it is, the response goes on.
-    if (toolUses.length === 0 && response.stopReason === 'pause_turn') continue;
-    if (toolUses.length === 0) {
-      if (!hooks.has('Stop')) return finish('success');
-      // "You are not done until …": a Stop hook may send the model back to work.
-      const stop = await hooks.stop({ stopHookActive, lastAssistantMessage: text, signal });
-      logRuns(stop.runs);
-      if (stop.stop) return finish('success');
-      if (!stop.continueWith) return finish('success');
-      if (stopHookBlocks >= MAX_STOP_HOOK_BLOCKS) {
-        return finish('error_during_execution', [
-          `a Stop hook still refused to let the run end after ${MAX_STOP_HOOK_BLOCKS} attempts: ${stop.continueWith.reason}`,
-        ]);
-      }
-      stopHookBlocks++;
-      stopHookActive = true;
-      messages.push({ role: 'user', content: stop.continueWith.reason });
-      continue;
-    }
-
-    const outcomes = await executor.results();
-    sendResults(toolUses, outcomes);
-
-    const stop = outcomes.find((outcome) => outcome.stopRun)?.stopRun;
-    if (stop) {
-      lastText = stop.reason;
-      return finish('success');
-    }
   }
+
+  private logRuns(runs: readonly HookRunRecord[]): void {
+    for (const run of runs) this.options.events({ type: 'hook-run', run });
+  }
+}
+
+/** The model client with the run's retries, each reported as an `api-retry` event. */
+function retryingClient(options: AgentOptions): ModelClient {
+  if (options.retry === false) return options.modelClient;
+  return withRetries(options.modelClient, {
+    ...options.retry,
+    onRetry: ({ attempt, maxRetries, delayMs, error }) =>
+      options.events({
+        type: 'api-retry',
+        attempt,
+        maxRetries,
+        delayMs,
+        status: error.status,
+        error: retryErrorCategory(error),
+        message: error.message,
+        url: error.url,
+        cause: error.detail ?? error.message,
+      }),
+  });
 }
 
 /**

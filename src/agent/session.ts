@@ -1,6 +1,14 @@
 /**
  * Assembles a run from its parts — tools, policy, hooks, model — and runs the loop. The CLI and
  * the action both come through here, so they behave the same.
+ *
+ *   1. sessionSetting     the workspace roots, the hook scripts, the policy
+ *   2. offeredTool        the tools the model is offered (bare-name denies remove some)
+ *   3. sessionState       the shell, the task list, the permission mode, file state, child env
+ *   4. sessionHookRunner  the hooks, for the session and for each subagent
+ *   5. sessionModels      the run's usage, the side-query model, the client with server tools
+ *   6. toolContexts       what each call runs with
+ *   7. the system prompt, MCP tools and the subagent runner; then the loop (agent/loop.ts)
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
@@ -11,8 +19,10 @@ import type { HooksConfig } from '../hooks/config.js';
 import { openSessionMcp } from '../mcp/session-mcp.js';
 import type { SessionMcpOptions } from '../mcp/session-mcp.js';
 import { findHookScripts } from '../hooks/hook-scripts.js';
+import type { HookScripts } from '../hooks/hook-scripts.js';
 import { createHookRunner } from '../hooks/runner.js';
 import { noHooks } from '../hooks/types.js';
+import type { SessionHookRunner } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
 import { createModelQuery } from '../model/model-query.js';
 import { UsageTracker, resolveModelAlias } from '../model/pricing.js';
@@ -114,137 +124,31 @@ export interface SessionOptions {
 
 export async function runSession(options: SessionOptions): Promise<RunResult> {
   const { ready, signal } = workspaceGate(options.workspaceReady, options.signal);
-  const projectDir = realpathSync(resolve(options.cwd));
-  const workspaceRoots = [
-    projectDir,
-    ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
-  ];
-  const deny = options.rules.deny;
-  const anchors = { projectDir, homeDir: homedir() };
-  const hookScripts = findHookScripts(options.hooksConfig ?? {}, anchors);
-  const policy: PermissionPolicy = {
-    mode: options.permissionMode,
-    allow: options.rules.allow,
-    deny,
-    ask: options.rules.ask ?? [],
-    askDefault: options.askDefault ?? 'deny',
-    askDefaultByTool: options.askDefaultByTool ?? {},
-    ...(options.askDefaultSource === undefined
-      ? {}
-      : { askDefaultSource: options.askDefaultSource }),
-    workspaceRoots,
-    judgePaths: [
-      ...(options.judgePaths ?? []).map((path) => realPathOf(expandPath(path, projectDir))),
-      ...hookScripts.paths,
-    ],
-  };
-
-  // What the model is offered, built-in and MCP tools alike: what this session enables, less what
-  // a bare-name (or name-glob) deny removes (CC-COMPAT §2.2).
-  const bareDenies = deny.filter((rule) => rule.content === undefined);
-  const offered = (tool: Tool) =>
-    tool.isEnabled({ permissionMode: options.permissionMode }) &&
-    !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny'));
+  const setting = sessionSetting(options);
+  const offered = offeredTool(options);
   const registry = new ToolRegistry(builtinTools.filter(offered));
-
-  const shell: ShellState = { cwd: projectDir };
-  const todos: TodoStore = { todos: [] };
-  // The pipeline decides with `policy`; ExitPlanMode switches the mode through this view of it.
-  const permissionMode: PermissionModeState = {
-    get mode() {
-      return policy.mode;
-    },
-    set mode(mode) {
-      policy.mode = mode;
-    },
-    afterPlan: options.modeAfterPlan ?? 'default',
-  };
-  const fileState = new FileStateCache();
-  const childEnv = withSettingsEnv(
-    buildChildEnv(options.env, options.passEnv),
-    options.settingsEnv ?? {},
-  );
-  const promptId = options.promptId ?? randomUUID();
-  const sessionId = options.sessionId ?? randomUUID();
-  const hookConfig = options.hooksConfig ?? {};
-  const hasHooks = Object.values(hookConfig).some((groups) => groups.length > 0);
-  // One runner for the session; each subagent gets its own, with its agent fields and cwd.
-  const hookRunner = (cwd: () => string, agent?: { id: string; type: string }) =>
-    hasHooks
-      ? createHookRunner({
-          config: hookConfig,
-          projectDir,
-          sessionId,
-          transcriptPath: options.transcriptPath ?? '',
-          permissionMode: () => policy.mode,
-          cwd,
-          env: childEnv,
-          scripts: hookScripts,
-          promptId,
-          ...(agent && { agent }),
-        })
-      : noHooks;
-  const hooks = hookRunner(() => shell.cwd);
-  const ripgrepPath = findRipgrep(options.env.PATH);
-  // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
-  const isReadDenied = readDeniedPredicate(deny, anchors);
-  // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
-  const usage = new UsageTracker();
-  const queryModel = createModelQuery({
-    client: options.modelClient,
-    model:
-      options.smallFastModel ??
-      (options.env.ANTHROPIC_SMALL_FAST_MODEL?.trim() || resolveModelAlias('haiku')),
-    onUsage: (model, used) => usage.add(model, used),
-  });
-  // Server-side web search goes into every request when the policy allows it (web-search.ts).
-  const webSearch = webSearchOffer(policy, anchors).spec;
-  const modelClient = withServerTools(options.modelClient, webSearch ? [webSearch] : []);
-  // What the session's calls and its subagents' calls share; the task list and subagents are
-  // the session's alone.
-  const toolContext = (
-    toolUseId: string,
-    signal: AbortSignal,
-    own: SubagentWorkspace,
-  ): ToolContext => ({
-    projectDir,
-    workspaceRoots,
-    shell: own.shell,
-    fileState: own.fileState,
-    signal,
-    toolUseId,
-    env: childEnv,
-    ripgrepPath,
-    ...(isReadDenied && { isReadDenied }),
-    permissionMode,
-    queryModel,
-  });
-  // `runSubagent` is made below, once the system prompt's parts are known; contexts are only
-  // made while the loop runs.
-  const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
-    ...toolContext(toolUseId, signal, { shell, fileState }),
-    todos,
-    runSubagent,
-  });
-
+  const state = sessionState(options, setting);
+  const hookRunner = sessionHookRunner(options, setting, state);
+  const hooks = hookRunner(() => state.shell.cwd);
+  const models = sessionModels(options, setting);
+  const contexts = toolContexts(options, setting, state, models);
   const pipeline: PipelineDeps = {
     registry,
-    policy,
+    policy: setting.policy,
     hooks,
-    makeContext,
+    makeContext: contexts.makeContext,
     events: options.events,
     ...(options.toolTimeoutMs === undefined ? {} : { callTimeoutMs: options.toolTimeoutMs }),
     ...(ready && { ready }),
   };
-
   const [environment, memory] = await Promise.all([
-    options.environment ?? gatherEnvironment(projectDir, options.now),
-    readMemoryFiles(projectDir),
+    options.environment ?? gatherEnvironment(setting.projectDir, options.now),
+    readMemoryFiles(setting.projectDir),
   ]);
   // MCP servers start last, just before the prompt names their tools; they stop with the run
   // (at once when it was cancelled), whatever way it ends.
   const mcp = await openSessionMcp(options.mcp, {
-    projectDir,
+    projectDir: setting.projectDir,
     env: options.env,
     ...(signal && { signal }),
   });
@@ -258,25 +162,27 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   });
   // Subagents' denials count in the run's result too (agent/subagent.ts).
   const permissionDenials: PermissionDenial[] = [];
-  const runSubagent = createSubagentRunner({
-    model: options.model,
-    modelClient,
-    retry: options.retry,
-    policy,
-    registry,
-    hooksFor: (agent, cwd) => hookRunner(cwd, agent),
-    makeContext: toolContext,
-    systemPrompt: (toolNames, instructions) =>
-      buildSystemPrompt({ environment, memory, toolNames, append: instructions }),
-    shellCwd: () => shell.cwd,
-    cwd: projectDir,
-    sessionId,
-    events: options.events,
-    usage,
-    permissionDenials,
-    maxBudgetUsd: options.maxBudgetUsd,
-    toolTimeoutMs: options.toolTimeoutMs,
-  });
+  contexts.bindSubagents(
+    createSubagentRunner({
+      model: options.model,
+      modelClient: models.modelClient,
+      retry: options.retry,
+      policy: setting.policy,
+      registry,
+      hooksFor: (agent, cwd) => hookRunner(cwd, agent),
+      makeContext: contexts.toolContext,
+      systemPrompt: (toolNames, instructions) =>
+        buildSystemPrompt({ environment, memory, toolNames, append: instructions }),
+      shellCwd: () => state.shell.cwd,
+      cwd: setting.projectDir,
+      sessionId: state.sessionId,
+      events: options.events,
+      usage: models.usage,
+      permissionDenials,
+      maxBudgetUsd: options.maxBudgetUsd,
+      toolTimeoutMs: options.toolTimeoutMs,
+    }),
+  );
 
   // Hooks that run before the first request see the workspace as the tools will.
   if (ready && (hooks.has('SessionStart') || hooks.has('UserPromptSubmit'))) await ready;
@@ -285,21 +191,200 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     prompt: options.prompt,
     model: options.model,
     systemPrompt,
-    modelClient,
+    modelClient: models.modelClient,
     pipeline,
     permissionMode: options.permissionMode,
-    cwd: projectDir,
+    cwd: setting.projectDir,
     maxTurns: options.maxTurns,
     signal,
-    sessionId,
+    sessionId: state.sessionId,
     events: options.events,
     sessionHooks: hooks,
     maxBudgetUsd: options.maxBudgetUsd,
     timeoutMs: options.timeoutMs,
     retry: options.retry,
-    usage,
+    usage: models.usage,
     permissionDenials,
   }).finally(closeMcp);
+}
+
+/** Where the session runs and under which policy. */
+interface SessionSetting {
+  projectDir: string;
+  workspaceRoots: string[];
+  anchors: { projectDir: string; homeDir: string };
+  hookScripts: HookScripts;
+  policy: PermissionPolicy;
+}
+
+/** The workspace roots, the scripts hooks run, and the policy that judges every call. */
+function sessionSetting(options: SessionOptions): SessionSetting {
+  const projectDir = realpathSync(resolve(options.cwd));
+  const workspaceRoots = [
+    projectDir,
+    ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
+  ];
+  const anchors = { projectDir, homeDir: homedir() };
+  const hookScripts = findHookScripts(options.hooksConfig ?? {}, anchors);
+  const policy: PermissionPolicy = {
+    mode: options.permissionMode,
+    allow: options.rules.allow,
+    deny: options.rules.deny,
+    ask: options.rules.ask ?? [],
+    askDefault: options.askDefault ?? 'deny',
+    askDefaultByTool: options.askDefaultByTool ?? {},
+    ...(options.askDefaultSource === undefined
+      ? {}
+      : { askDefaultSource: options.askDefaultSource }),
+    workspaceRoots,
+    judgePaths: [
+      ...(options.judgePaths ?? []).map((path) => realPathOf(expandPath(path, projectDir))),
+      ...hookScripts.paths,
+    ],
+  };
+  return { projectDir, workspaceRoots, anchors, hookScripts, policy };
+}
+
+/**
+ * What the model is offered, built-in and MCP tools alike: what this session enables, less what
+ * a bare-name (or name-glob) deny removes (CC-COMPAT §2.2).
+ */
+function offeredTool(options: SessionOptions): (tool: Tool) => boolean {
+  const bareDenies = options.rules.deny.filter((rule) => rule.content === undefined);
+  return (tool) =>
+    tool.isEnabled({ permissionMode: options.permissionMode }) &&
+    !bareDenies.some((rule) => ruleNamesTool(rule, tool.name, tool.aliases, 'deny'));
+}
+
+/** What the session's calls change and remember: the shell, the task list, the mode, file state. */
+interface SessionState {
+  shell: ShellState;
+  todos: TodoStore;
+  permissionMode: PermissionModeState;
+  fileState: FileStateCache;
+  childEnv: ReturnType<typeof withSettingsEnv>;
+  promptId: string;
+  sessionId: string;
+}
+
+function sessionState(options: SessionOptions, setting: SessionSetting): SessionState {
+  const { policy } = setting;
+  return {
+    shell: { cwd: setting.projectDir },
+    todos: { todos: [] },
+    // The pipeline decides with `policy`; ExitPlanMode switches the mode through this view of it.
+    permissionMode: {
+      get mode() {
+        return policy.mode;
+      },
+      set mode(mode) {
+        policy.mode = mode;
+      },
+      afterPlan: options.modeAfterPlan ?? 'default',
+    },
+    fileState: new FileStateCache(),
+    childEnv: withSettingsEnv(
+      buildChildEnv(options.env, options.passEnv),
+      options.settingsEnv ?? {},
+    ),
+    promptId: options.promptId ?? randomUUID(),
+    sessionId: options.sessionId ?? randomUUID(),
+  };
+}
+
+/** One runner for the session; each subagent gets its own, with its agent fields and cwd. */
+function sessionHookRunner(
+  options: SessionOptions,
+  setting: SessionSetting,
+  state: SessionState,
+): (cwd: () => string, agent?: { id: string; type: string }) => SessionHookRunner {
+  const config = options.hooksConfig ?? {};
+  const hasHooks = Object.values(config).some((groups) => groups.length > 0);
+  return (cwd, agent) =>
+    hasHooks
+      ? createHookRunner({
+          config,
+          projectDir: setting.projectDir,
+          sessionId: state.sessionId,
+          transcriptPath: options.transcriptPath ?? '',
+          permissionMode: () => setting.policy.mode,
+          cwd,
+          env: state.childEnv,
+          scripts: setting.hookScripts,
+          promptId: state.promptId,
+          ...(agent && { agent }),
+        })
+      : noHooks;
+}
+
+interface SessionModels {
+  /** The run's spend: the loop's, its subagents' and its side queries'. */
+  usage: UsageTracker;
+  queryModel: ReturnType<typeof createModelQuery>;
+  /** The client with the server tools (web search) the policy allows in every request. */
+  modelClient: ModelClient;
+}
+
+function sessionModels(options: SessionOptions, setting: SessionSetting): SessionModels {
+  // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
+  const usage = new UsageTracker();
+  const queryModel = createModelQuery({
+    client: options.modelClient,
+    model:
+      options.smallFastModel ??
+      (options.env.ANTHROPIC_SMALL_FAST_MODEL?.trim() || resolveModelAlias('haiku')),
+    onUsage: (model, used) => usage.add(model, used),
+  });
+  // Server-side web search goes into every request when the policy allows it (web-search.ts).
+  const webSearch = webSearchOffer(setting.policy, setting.anchors).spec;
+  const modelClient = withServerTools(options.modelClient, webSearch ? [webSearch] : []);
+  return { usage, queryModel, modelClient };
+}
+
+/**
+ * The contexts calls run in. What the session's calls and its subagents' calls share; the task
+ * list and subagents are the session's alone. The subagent runner is bound once the system
+ * prompt's parts are known; contexts are only made while the loop runs.
+ */
+function toolContexts(
+  options: SessionOptions,
+  setting: SessionSetting,
+  state: SessionState,
+  models: SessionModels,
+) {
+  const ripgrepPath = findRipgrep(options.env.PATH);
+  // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
+  const isReadDenied = readDeniedPredicate(options.rules.deny, setting.anchors);
+  let runSubagent: ToolContext['runSubagent'];
+  const toolContext = (
+    toolUseId: string,
+    signal: AbortSignal,
+    own: SubagentWorkspace,
+  ): ToolContext => ({
+    projectDir: setting.projectDir,
+    workspaceRoots: setting.workspaceRoots,
+    shell: own.shell,
+    fileState: own.fileState,
+    signal,
+    toolUseId,
+    env: state.childEnv,
+    ripgrepPath,
+    ...(isReadDenied && { isReadDenied }),
+    permissionMode: state.permissionMode,
+    queryModel: models.queryModel,
+  });
+  const makeContext = (toolUseId: string, signal: AbortSignal): ToolContext => ({
+    ...toolContext(toolUseId, signal, { shell: state.shell, fileState: state.fileState }),
+    todos: state.todos,
+    runSubagent,
+  });
+  return {
+    toolContext,
+    makeContext,
+    bindSubagents: (runner: NonNullable<ToolContext['runSubagent']>) => {
+      runSubagent = runner;
+    },
+  };
 }
 
 /**

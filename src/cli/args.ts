@@ -90,7 +90,10 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-export function buildProgram(version: string): Command {
+export function buildProgram(
+  version: string,
+  writeOut: (text: string) => void = (text) => process.stdout.write(text),
+): Command {
   return new Command('ci-agent')
     .description('Run a coding agent non-interactively under a policy the repository owns.')
     .version(version, '-v, --version')
@@ -147,7 +150,7 @@ export function buildProgram(version: string): Command {
     )
     .addHelpText('after', helpEpilogue())
     .exitOverride()
-    .configureOutput({ writeErr: () => undefined, writeOut: (text) => process.stdout.write(text) })
+    .configureOutput({ writeErr: () => undefined, writeOut })
     .allowExcessArguments(false);
 }
 
@@ -173,8 +176,12 @@ interface RawOptions {
 }
 
 /** Parses argv (without node and the script); throws UsageError with one clear line. */
-export function parseCli(argv: readonly string[], version: string): CliSettings | 'exit' {
-  const program = buildProgram(version);
+export function parseCli(
+  argv: readonly string[],
+  version: string,
+  writeOut?: (text: string) => void,
+): CliSettings | 'exit' {
+  const program = buildProgram(version, writeOut);
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {

@@ -25,12 +25,27 @@ async function readStdin(): Promise<string | undefined> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A reader that goes away (`ci-agent --help | head -1`) closes the pipe: what is left to print
+ * has nowhere to go, which is no error of the run's. Anything else on the stream still throws.
+ */
+function writer(stream: NodeJS.WriteStream): (text: string) => void {
+  let open = true;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    open = false;
+  });
+  return (text) => {
+    if (open) stream.write(text);
+  };
+}
+
 const code = await main({
   argv: process.argv.slice(2),
   env: process.env,
   cwd: process.cwd(),
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: writer(process.stdout),
+  stderr: writer(process.stderr),
   readStdin,
   signal: controller.signal,
 });

@@ -52,7 +52,7 @@ export async function main(io: CliIo): Promise<number> {
   const stderr = (text: string) => io.stderr(masker.mask(text));
   let settings;
   try {
-    settings = parseCli(io.argv, CI_AGENT_VERSION);
+    settings = parseCli(io.argv, CI_AGENT_VERSION, io.stdout);
   } catch (error) {
     if (error instanceof UsageError) {
       stderr(`Error: ${error.message}\n`);

@@ -10,9 +10,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSystemCommand } from '../agent/system-command.js';
-import { createOriginRepo, startGitHubServer } from '../github-server/index.js';
+import { createOriginRepo, startGitHubServer } from '../../testkit/github-server/index.js';
 import { runAction } from '../github/run-action.js';
-import { startReplayServer } from '../model/replay-server.js';
+import { startReplayServer } from '../../testkit/replay-server.js';
 import { recordedSession, SAMPLE_FILES, SAMPLE_ISSUE, SAMPLE_POLICY } from './sample.js';
 
 const OWNER = 'octo-org';

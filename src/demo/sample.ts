@@ -2,7 +2,7 @@
  * The demo's embedded default: a small repository with a failing test, and a recorded model
  * session that fixes it. The session's paths are filled in for the temp checkout at run time.
  */
-import type { ReplayScriptEntry } from '../model/replay-server.js';
+import type { ReplayScriptEntry } from '../../testkit/replay-server.js';
 
 /** The issue a maintainer labels `ci-agent`. */
 export const SAMPLE_ISSUE = {

@@ -75,12 +75,70 @@ export async function executeSingleToolUse(
   deps: PipelineDeps,
   signal: AbortSignal,
 ): Promise<ToolCallOutcome> {
-  const started = performance.now();
-  const finish = (
+  const report = outcomeReporter(block, deps);
+  if (deps.ready) {
+    try {
+      await deps.ready;
+    } catch (error) {
+      return report.fail('aborted', errorMessage(error));
+    }
+  }
+  const call = prepareCall(block, deps, signal, report);
+  if (isOutcome(call)) return call;
+  try {
+    return (
+      (await validateCall(call, report)) ??
+      (await runPreToolUseHooks(call, report)) ??
+      decidePermission(call, report) ??
+      (await callTool(call, report))
+    );
+  } catch (error) {
+    // A tool or hook bug must not take the loop down; the model sees what failed.
+    return report.fail('call', `Error: ${errorMessage(error)}`);
+  }
+}
+
+/** One call on its way through the steps; a hook's updatedInput changes its input and target. */
+interface CallState {
+  block: ToolUseBlock;
+  deps: PipelineDeps;
+  signal: AbortSignal;
+  tool: Tool;
+  input: unknown;
+  /**
+   * What hooks see as tool_input: the model's input as sent (it passed the schema), not the
+   * parsed one with defaults filled in; after an updatedInput, the hook's input.
+   */
+  hookInput: unknown;
+  context: ToolContext;
+  /** What the policy decides on; computed once per input, the hook's decision added in step 6. */
+  target: DecisionRequest;
+  /** Set by step 5. */
+  pre?: PreToolUseOutcome;
+  /** Set by step 6. */
+  permission?: { request: DecisionRequest; decision: PermissionDecision };
+}
+
+type PreToolUseOutcome = Awaited<ReturnType<HookRunner['preToolUse']>>;
+
+/** How a call ends: its outcome, reported once as a `tool-result` event. */
+interface OutcomeReporter {
+  finish(
     partial: Omit<ToolCallOutcome, 'toolUseId' | 'toolName' | 'durationMs' | 'input'> & {
       input?: unknown;
     },
-  ): ToolCallOutcome => {
+  ): ToolCallOutcome;
+  fail(stage: PipelineStage, content: string): ToolCallOutcome;
+  deny(
+    decision: PermissionDecision,
+    input: unknown,
+    stopRun: { reason: string } | undefined,
+  ): ToolCallOutcome;
+}
+
+function outcomeReporter(block: ToolUseBlock, deps: PipelineDeps): OutcomeReporter {
+  const started = performance.now();
+  const finish: OutcomeReporter['finish'] = (partial) => {
     const outcome: ToolCallOutcome = {
       toolUseId: block.id,
       toolName: block.name,
@@ -99,205 +157,253 @@ export async function executeSingleToolUse(
     });
     return outcome;
   };
-  const fail = (stage: PipelineStage, content: string) =>
-    finish({ stage, result: errorResult(block.id, content) });
-  const deny = (
-    decision: PermissionDecision,
-    input: unknown,
-    stopRun: { reason: string } | undefined,
-  ) => {
-    deps.events({
-      type: 'permission-decision',
-      toolUseId: block.id,
-      toolName: block.name,
-      input,
-      decision,
-    });
-    const denial: PermissionDenial = {
-      tool_name: block.name,
-      tool_use_id: block.id,
-      tool_input: input,
-      reason: decision.reason,
-      rules: decision.matchedRules.map((rule) => rule.text),
-    };
-    return finish({
-      stage: 'permission',
-      input,
-      decision,
-      denial,
-      stopRun,
-      result: errorResult(block.id, denialText(block.name, decision)),
-    });
+  return {
+    finish,
+    fail: (stage, content) => finish({ stage, result: errorResult(block.id, content) }),
+    deny(decision, input, stopRun) {
+      deps.events({
+        type: 'permission-decision',
+        toolUseId: block.id,
+        toolName: block.name,
+        input,
+        decision,
+      });
+      const denial: PermissionDenial = {
+        tool_name: block.name,
+        tool_use_id: block.id,
+        tool_input: input,
+        reason: decision.reason,
+        rules: decision.matchedRules.map((rule) => rule.text),
+      };
+      return finish({
+        stage: 'permission',
+        input,
+        decision,
+        denial,
+        stopRun,
+        result: errorResult(block.id, denialText(block.name, decision)),
+      });
+    },
   };
+}
 
-  if (deps.ready) {
-    try {
-      await deps.ready;
-    } catch (error) {
-      return fail('aborted', errorMessage(error));
-    }
-  }
+function isOutcome(value: CallState | ToolCallOutcome): value is ToolCallOutcome {
+  return 'stage' in value;
+}
 
+/** Steps 1–3: the tool, a call not aborted before it started, and an input its schema accepts. */
+function prepareCall(
+  block: ToolUseBlock,
+  deps: PipelineDeps,
+  signal: AbortSignal,
+  report: OutcomeReporter,
+): CallState | ToolCallOutcome {
   // 1. find
   const tool = deps.registry.find(block.name);
-  if (!tool)
-    return fail('unknown-tool', toolUseError(`Error: No such tool available: ${block.name}`));
-
+  if (!tool) {
+    return report.fail(
+      'unknown-tool',
+      toolUseError(`Error: No such tool available: ${block.name}`),
+    );
+  }
   // 2. aborted before it started
-  if (signal.aborted) return fail('aborted', cancelledText(signal));
-
+  if (signal.aborted) return report.fail('aborted', cancelledText(signal));
   // 3. schema
   const parsed = tool.inputSchema.safeParse(block.input);
   if (!parsed.success) {
-    return fail(
+    return report.fail(
       'schema',
       toolUseError(formatInputValidationError(tool.name, parsed.error, block.input)),
     );
   }
-  let input: unknown = parsed.data;
+  const input: unknown = parsed.data;
   const context = deps.makeContext(block.id, signal);
+  return {
+    block,
+    deps,
+    signal,
+    tool,
+    input,
+    hookInput: block.input,
+    context,
+    // Computed in step 4, inside the call's try: a checkPermissions that throws fails the call.
+    target: undefined as unknown as DecisionRequest,
+  };
+}
 
-  // What hooks see as tool_input: the model's input as sent (it passed the schema), not the
-  // parsed one with defaults filled in; after an updatedInput, the hook's input.
-  let hookInput: unknown = block.input;
+/** Step 4: deny rules, then the tool's business rules. */
+async function validateCall(
+  call: CallState,
+  report: OutcomeReporter,
+): Promise<ToolCallOutcome | undefined> {
+  const { tool, deps } = call;
+  // Deny rules before validateInput: a denied path must not reveal whether it exists.
+  call.target = permissionRequestOf(tool, call.input, call.context);
+  const early = decideByDenyRules(call.target, deps.policy);
+  if (early) return report.deny(early, call.input, undefined);
 
-  try {
-    // Deny rules before validateInput: a denied path must not reveal whether it exists.
-    let permissionTarget = permissionRequestOf(tool, input, context);
-    const early = decideByDenyRules(permissionTarget, deps.policy);
-    if (early) return deny(early, input, undefined);
+  // An invalid call the policy refuses anyway gets the refusal: a missing file outside the
+  // workspace must answer as an existing one does.
+  const validation = await tool.validateInput(call.input, call.context);
+  if (!validation.result) {
+    const refused = decide(call.target, deps.policy);
+    if (refused.behavior === 'deny') return report.deny(refused, call.input, undefined);
+    return report.fail('validation', toolUseError(validation.message));
+  }
+  deps.events({
+    type: 'tool-call-start',
+    toolUseId: call.block.id,
+    toolName: tool.name,
+    input: call.input,
+  });
+  return undefined;
+}
 
-    // 4. business rules. An invalid call the policy refuses anyway gets the refusal: a missing
-    // file outside the workspace must answer as an existing one does.
-    const validation = await tool.validateInput(input, context);
-    if (!validation.result) {
-      const refused = decide(permissionTarget, deps.policy);
-      if (refused.behavior === 'deny') return deny(refused, input, undefined);
-      return fail('validation', toolUseError(validation.message));
-    }
-
-    deps.events({ type: 'tool-call-start', toolUseId: block.id, toolName: tool.name, input });
-
-    // 5. PreToolUse hooks
-    const pre = await deps.hooks.preToolUse({
-      toolName: tool.name,
-      toolInput: hookInput,
-      toolUseId: block.id,
-      target: permissionTarget,
-      signal,
-    });
-    for (const run of pre.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run });
-    if (pre.updatedInput !== undefined && pre.decision?.behavior !== 'deny') {
-      const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
-      if (!reparsed.success) {
-        return fail(
-          'hook',
-          toolUseError(
-            `A PreToolUse hook rewrote the input into an invalid one. ${formatInputValidationError(tool.name, reparsed.error, pre.updatedInput)}`,
-          ),
-        );
-      }
-      input = reparsed.data;
-      hookInput = pre.updatedInput;
-      permissionTarget = permissionRequestOf(tool, input, context);
-      const revalidation = await tool.validateInput(input, context);
-      if (!revalidation.result) return fail('validation', toolUseError(revalidation.message));
-    }
-    const preContext = pre.additionalContext;
-
-    // 6. permission
-    const permissionRequest: DecisionRequest = { ...permissionTarget, hook: pre.decision };
-    const decision = decide(permissionRequest, deps.policy);
-    if (decision.behavior === 'deny') return deny(decision, input, pre.stop);
-    deps.events({
-      type: 'permission-decision',
-      toolUseId: block.id,
-      toolName: tool.name,
-      input,
-      decision,
-    });
-
-    // 7. call
-    const callStarted = performance.now();
-    const run = await runCall(tool, input, context, deps, signal);
-    const callMs = Math.round(performance.now() - callStarted);
-    const failureHooks = async (error: string) => {
-      if (!deps.hooks.postToolUseFailure) return;
-      const failure = await deps.hooks.postToolUseFailure({
-        toolName: tool.name,
-        toolInput: hookInput,
-        toolUseId: block.id,
-        target: permissionTarget,
-        error,
-        isInterrupt: signal.aborted,
-        durationMs: callMs,
-        signal,
-      });
-      for (const hookRun of failure.runs)
-        deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
-    };
-    if (!run.ok) {
-      await failureHooks(run.message);
-      return finish({
-        stage: 'call',
-        input,
-        decision,
-        stopRun: pre.stop,
-        result: errorResult(block.id, run.message),
-      });
-    }
-    const reported = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
-    // A call stopped at the time limit failed, whatever the tool made of being aborted.
-    const mapped = run.stoppedNote === undefined ? reported : { ...reported, is_error: true };
-    if (mapped.is_error) {
-      await failureHooks(typeof mapped.content === 'string' ? mapped.content : 'the call failed');
-      return finish({
-        stage: 'call',
-        input,
-        decision,
-        structured: run.data,
-        stopRun: pre.stop,
-        result: appendContext({ ...mapped, tool_use_id: block.id }, preContext, run.stoppedNote),
-      });
-    }
-
-    // 8. PostToolUse hooks
-    const post = await deps.hooks.postToolUse({
-      toolName: tool.name,
-      toolInput: hookInput,
-      toolUseId: block.id,
-      target: permissionTarget,
-      toolResponse: run.data,
-      durationMs: callMs,
-      signal,
-    });
-    for (const hookRun of post.runs)
-      deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
-    if (post.runs.length > 0 && permissionRequest.request.access === 'edit') {
-      // A formatter hook may have rewritten the file: take its content as known, so the next
-      // edit is not refused as stale (DECISIONS #3).
-      for (const path of permissionRequest.request.paths ?? [])
-        await context.fileState.refresh(path);
-    }
-
-    // 9. the result block
-    const result = appendContext(
-      { ...mapped, tool_use_id: block.id },
-      [...preContext, ...post.additionalContext],
-      post.block?.reason,
+/** Step 5: PreToolUse hooks; an updatedInput is parsed, targeted and validated again. */
+async function runPreToolUseHooks(
+  call: CallState,
+  report: OutcomeReporter,
+): Promise<ToolCallOutcome | undefined> {
+  const { tool, deps, block } = call;
+  const pre = await deps.hooks.preToolUse({
+    toolName: tool.name,
+    toolInput: call.hookInput,
+    toolUseId: block.id,
+    target: call.target,
+    signal: call.signal,
+  });
+  call.pre = pre;
+  for (const run of pre.runs) deps.events({ type: 'hook-run', toolUseId: block.id, run });
+  if (pre.updatedInput === undefined || pre.decision?.behavior === 'deny') return undefined;
+  const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
+  if (!reparsed.success) {
+    return report.fail(
+      'hook',
+      toolUseError(
+        `A PreToolUse hook rewrote the input into an invalid one. ${formatInputValidationError(tool.name, reparsed.error, pre.updatedInput)}`,
+      ),
     );
-    return finish({
-      stage: 'completed',
-      input,
+  }
+  call.input = reparsed.data;
+  call.hookInput = pre.updatedInput;
+  call.target = permissionRequestOf(tool, call.input, call.context);
+  const revalidation = await tool.validateInput(call.input, call.context);
+  if (!revalidation.result) return report.fail('validation', toolUseError(revalidation.message));
+  return undefined;
+}
+
+/** Step 6: the permission decision, with the hook's. */
+function decidePermission(call: CallState, report: OutcomeReporter): ToolCallOutcome | undefined {
+  const { deps, block } = call;
+  const pre = call.pre as PreToolUseOutcome;
+  const request: DecisionRequest = { ...call.target, hook: pre.decision };
+  const decision = decide(request, deps.policy);
+  if (decision.behavior === 'deny') return report.deny(decision, call.input, pre.stop);
+  deps.events({
+    type: 'permission-decision',
+    toolUseId: block.id,
+    toolName: call.tool.name,
+    input: call.input,
+    decision,
+  });
+  call.permission = { request, decision };
+  return undefined;
+}
+
+/** Steps 7–9: the call, the failure or PostToolUse hooks, and the tool_result block. */
+async function callTool(call: CallState, report: OutcomeReporter): Promise<ToolCallOutcome> {
+  const { tool, deps, block, signal } = call;
+  const pre = call.pre as PreToolUseOutcome;
+  const { decision } = call.permission as NonNullable<CallState['permission']>;
+  // 7. call
+  const callStarted = performance.now();
+  const run = await runCall(tool, call.input, call.context, deps, signal);
+  const callMs = Math.round(performance.now() - callStarted);
+  if (!run.ok) {
+    await runFailureHooks(call, run.message, callMs);
+    return report.finish({
+      stage: 'call',
+      input: call.input,
+      decision,
+      stopRun: pre.stop,
+      result: errorResult(block.id, run.message),
+    });
+  }
+  const reported = tool.mapToolResultToToolResultBlockParam(run.data, block.id);
+  // A call stopped at the time limit failed, whatever the tool made of being aborted.
+  const mapped = run.stoppedNote === undefined ? reported : { ...reported, is_error: true };
+  if (mapped.is_error) {
+    const error = typeof mapped.content === 'string' ? mapped.content : 'the call failed';
+    await runFailureHooks(call, error, callMs);
+    return report.finish({
+      stage: 'call',
+      input: call.input,
       decision,
       structured: run.data,
-      stopRun: pre.stop ?? post.stop,
-      result,
+      stopRun: pre.stop,
+      result: appendContext(
+        { ...mapped, tool_use_id: block.id },
+        pre.additionalContext,
+        run.stoppedNote,
+      ),
     });
-  } catch (error) {
-    // A tool or hook bug must not take the loop down; the model sees what failed.
-    return fail('call', `Error: ${errorMessage(error)}`);
   }
+  const post = await runPostToolUseHooks(call, run.data, callMs);
+  // 9. the result block
+  const result = appendContext(
+    { ...mapped, tool_use_id: block.id },
+    [...pre.additionalContext, ...post.additionalContext],
+    post.block?.reason,
+  );
+  return report.finish({
+    stage: 'completed',
+    input: call.input,
+    decision,
+    structured: run.data,
+    stopRun: pre.stop ?? post.stop,
+    result,
+  });
+}
+
+/** PostToolUseFailure hooks, when the runner has them: the call threw, timed out or failed. */
+async function runFailureHooks(call: CallState, error: string, durationMs: number): Promise<void> {
+  const { deps, block, signal } = call;
+  if (!deps.hooks.postToolUseFailure) return;
+  const failure = await deps.hooks.postToolUseFailure({
+    toolName: call.tool.name,
+    toolInput: call.hookInput,
+    toolUseId: block.id,
+    target: call.target,
+    error,
+    isInterrupt: signal.aborted,
+    durationMs,
+    signal,
+  });
+  for (const hookRun of failure.runs)
+    deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+}
+
+/** Step 8: PostToolUse hooks. */
+async function runPostToolUseHooks(call: CallState, toolResponse: unknown, durationMs: number) {
+  const { deps, block } = call;
+  const post = await deps.hooks.postToolUse({
+    toolName: call.tool.name,
+    toolInput: call.hookInput,
+    toolUseId: block.id,
+    target: call.target,
+    toolResponse,
+    durationMs,
+    signal: call.signal,
+  });
+  for (const hookRun of post.runs)
+    deps.events({ type: 'hook-run', toolUseId: block.id, run: hookRun });
+  const request = call.permission?.request;
+  if (post.runs.length > 0 && request?.request.access === 'edit') {
+    // A formatter hook may have rewritten the file: take its content as known, so the next
+    // edit is not refused as stale (DECISIONS #3).
+    for (const path of request.request.paths ?? []) await call.context.fileState.refresh(path);
+  }
+  return post;
 }
 
 /** What the policy decides on for this input; computed once per input, the hook added later. */

@@ -1,7 +1,8 @@
 /**
  * The event that started the job → the task for this run, or a skip with its reason.
  *
- * 1. readEventContext: the runner's GITHUB_* variables and the payload file at GITHUB_EVENT_PATH
+ * 1. readEventContext: @actions/github's Context (the runner's GITHUB_* variables and the payload
+ *    file at GITHUB_EVENT_PATH), checked
  * 2. deriveTask (pure): the `prompt` input wins on any event; otherwise the event decides — a
  *    labelled issue, a pull request's tests, a failed workflow run on a PR, a `/ci-agent` comment
  *    An event the workflow cannot have meant to do nothing on (workflow_dispatch without a prompt,
@@ -9,7 +10,9 @@
  * 3. the caller logs a skip, and checks the actor (authorization.ts) only for a task, so a skip
  *    costs no API call
  */
-import { readFile } from 'node:fs/promises';
+import { context as jobContext } from '@actions/github';
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
 import {
   commonPayload,
   issueCommentPayload,
@@ -23,6 +26,7 @@ import { InputError } from './inputs.js';
 import type { ActionInputs } from './inputs.js';
 import type { Skip, Task } from './task.js';
 import { COMMIT_TRAILER, isCiAgentCommit } from './git.js';
+import { withRunnerEnv } from './runner-env.js';
 
 export interface Actor {
   login: string;
@@ -49,6 +53,10 @@ export interface GitHubEvent {
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+type Context = typeof jobContext;
+/** The package exports its Context instance, built from process.env at load, but not the class. */
+const ContextOf = jobContext.constructor as new () => Context;
+
 /** The job's environment lacks what every Actions runner provides. */
 export class RunnerEnvironmentError extends Error {
   override readonly name = 'RunnerEnvironmentError';
@@ -64,30 +72,49 @@ function required(env: Environment, name: string): string {
   return value;
 }
 
-/** Reads the runner's description of the event; throws RunnerEnvironmentError when it is incomplete. */
+/**
+ * Reads the runner's description of the event with @actions/github's Context, for `env` (see
+ * withRunnerEnv); throws RunnerEnvironmentError when it is incomplete. Context leaves a missing
+ * event file at an empty payload with a line on stdout; here it is an error that names the file.
+ */
 export async function readEventContext(env: Environment = process.env): Promise<GitHubEvent> {
-  const name = required(env, 'GITHUB_EVENT_NAME');
+  required(env, 'GITHUB_EVENT_NAME');
   const eventPath = required(env, 'GITHUB_EVENT_PATH');
   const repository = required(env, 'GITHUB_REPOSITORY');
-  const [owner, repo, ...rest] = repository.split('/');
-  if (!owner || !repo || rest.length > 0) {
+  // Context splits owner/name without checking it; a job's GITHUB_REPOSITORY is exactly that.
+  const parts = repository.split('/');
+  if (parts.length !== 2 || parts.some((part) => part === '')) {
     throw new RunnerEnvironmentError(
       `GITHUB_REPOSITORY: expected owner/name, got ${JSON.stringify(repository)}`,
     );
   }
-  let payload: unknown;
+  let context: Context;
+  let owner: string;
+  let repo: string;
   try {
-    payload = JSON.parse(await readFile(eventPath, 'utf8'));
+    await access(eventPath, constants.R_OK);
+    // `repo` reads GITHUB_REPOSITORY when asked, so it is asked inside the same call.
+    ({ context, owner, repo } = withRunnerEnv(env, () => {
+      const built = new ContextOf();
+      return { context: built, ...built.repo };
+    }));
   } catch (error) {
     const why = error instanceof SyntaxError ? 'it is not JSON' : 'it cannot be read';
     throw new RunnerEnvironmentError(
       `GITHUB_EVENT_PATH: ${why} (${eventPath}): ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  const name = context.eventName;
+  const payload: unknown = context.payload;
   const common = parsePayload(name, commonPayload, payload);
-  const ref = env.GITHUB_REF ?? '';
-  const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
-  const runId = Number(env.GITHUB_RUN_ID ?? '');
+  const ref = context.ref ?? '';
+  const serverUrl = (context.serverUrl || 'https://github.com').replace(/\/+$/, '');
+  const runId = context.runId;
+  if (!Number.isSafeInteger(runId) || runId <= 0) {
+    throw new RunnerEnvironmentError(
+      `GITHUB_RUN_ID: expected the run's number, got ${JSON.stringify(env.GITHUB_RUN_ID ?? '')}`,
+    );
+  }
   return {
     name,
     payload,
@@ -97,14 +124,14 @@ export async function readEventContext(env: Environment = process.env): Promise<
       common.repository?.default_branch ??
       (ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined),
     actor: {
-      login: common.sender?.login ?? required(env, 'GITHUB_ACTOR'),
+      login: common.sender?.login ?? (context.actor || required(env, 'GITHUB_ACTOR')),
       type: common.sender?.type,
     },
     runId,
     runUrl: `${serverUrl}/${owner}/${repo}/actions/runs/${runId}`,
     serverUrl,
-    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-    sha: env.GITHUB_SHA ?? '',
+    apiUrl: (context.apiUrl || 'https://api.github.com').replace(/\/+$/, ''),
+    sha: context.sha ?? '',
     ref,
   };
 }

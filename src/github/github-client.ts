@@ -1,40 +1,89 @@
 /**
- * The GitHub REST client: Octokit's core with pagination, on Node's own fetch. Calls name their
- * route (`octokit.request('GET /repos/{owner}/{repo}/pulls/{pull_number}', …)`, typed by
- * @octokit/types) instead of going through the REST endpoint methods plugin, whose table of every
- * endpoint is parsed and built on each start for the eight this action uses. @actions/github would
- * also bundle a second copy of undici for proxy support; Node 24 reads HTTPS_PROXY itself when
- * NODE_USE_ENV_PROXY=1 is set, the same switch that covers the model API's requests.
+ * The GitHub REST client of the action: @actions/github's getOctokit (Octokit with the REST
+ * endpoint methods and pagination, GITHUB_API_URL, the runner's proxy settings) with the retry and
+ * throttling plugins, as GitHub recommends for Actions: a 5xx is retried with back-off, and a
+ * primary or secondary rate limit (403/429 with GitHub's rate-limit headers) waits as long as
+ * GitHub says and retries a few times, each wait a warning on the step. Writes are spaced out as
+ * the throttling plugin does (GitHub's guidance against secondary rate limits).
  *
  * Every request's parameters (the comment, the pull request's title and body, …) are masked on
  * the way out, in one hook rather than at each call: a call added later cannot forget it.
  */
-import { Octokit } from '@octokit/core';
-import { paginateRest } from '@octokit/plugin-paginate-rest';
+import * as core from '@actions/core';
+import { getOctokit } from '@actions/github';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
 import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import type { SecretMasker } from '../log/secret-masker.js';
 
-const GitHubOctokit = Octokit.plugin(paginateRest);
+export type GitHubClient = ReturnType<typeof getOctokit>;
 
-export type GitHubClient = InstanceType<typeof GitHubOctokit>;
+/** How often a rate-limited request is retried before its error is the caller's. */
+export const RATE_LIMIT_RETRIES = 2;
+
+export interface GitHubClientOptions {
+  /** Masked in every request's parameters, besides the token. */
+  secrets?: readonly string[];
+  /** Told of each rate-limit wait, masked; a warning on the step (core.warning) by default. */
+  warn?: (message: string) => void;
+  /**
+   * The unit of every wait, in milliseconds: GitHub's answers count in seconds (1000, the
+   * plugins' own); tests shorten it so that a back-off costs milliseconds.
+   */
+  retryAfterBaseValue?: number;
+}
 
 /**
  * A client for `baseUrl` (GITHUB_API_URL: api.github.com or a GHES `/api/v3`) whose requests carry
- * neither `token` nor any of `secrets` in their parameters.
+ * neither `token` nor any of `options.secrets` in their parameters.
  */
 export function createGitHubClient(
   token: string,
   baseUrl: string,
-  secrets: readonly string[] = [],
+  options: GitHubClientOptions = {},
 ): GitHubClient {
-  const octokit = new GitHubOctokit({
-    auth: token,
-    baseUrl,
-    userAgent: `ci-agent/${CI_AGENT_VERSION}`,
-  });
-  const masker = createSecretMasker([token, ...secrets]);
-  octokit.hook.before('request', (options) => maskParameters(options, masker));
+  const masker = createSecretMasker([token, ...(options.secrets ?? [])]);
+  const warn = options.warn ?? ((message: string) => core.warning(message));
+  const base = options.retryAfterBaseValue ?? 1000;
+  // The plugin retries when the handler answers true (its types say void).
+  const onLimit =
+    (kind: string) =>
+    (
+      retryAfter: number,
+      request: { method: string; url: string },
+      _octokit: unknown,
+      retryCount: number,
+    ): boolean => {
+      const again = retryCount < RATE_LIMIT_RETRIES;
+      const route = `${request.method} ${request.url}`;
+      warn(
+        masker.mask(
+          again
+            ? `GitHub's ${kind} for ${route}: retrying in ${retryAfter} s (retry ${retryCount + 1} of ${RATE_LIMIT_RETRIES})`
+            : `GitHub's ${kind} for ${route}: giving up after ${RATE_LIMIT_RETRIES} retries`,
+        ),
+      );
+      return again;
+    };
+  const octokit = getOctokit(
+    token,
+    {
+      baseUrl,
+      userAgent: `ci-agent/${CI_AGENT_VERSION}`,
+      // 429 is the throttling plugin's, which waits as long as GitHub says; the retry plugin's
+      // own back-off is for 5xx. The other codes are its defaults: retrying them cannot help.
+      retry: { retryAfterBaseValue: base, doNotRetry: [400, 401, 403, 404, 410, 422, 429, 451] },
+      throttle: {
+        retryAfterBaseValue: base,
+        onRateLimit: onLimit('rate limit'),
+        onSecondaryRateLimit: onLimit('secondary rate limit'),
+      },
+    },
+    retry,
+    throttling,
+  );
+  octokit.hook.before('request', (request) => maskParameters(request, masker));
   return octokit;
 }
 

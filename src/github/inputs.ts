@@ -1,13 +1,15 @@
 /**
  * The action's inputs, read once into one frozen, typed object.
  *
- * 1. read every input once, as `core.getInput` does (see `getInputFrom`)
+ * 1. read every input once, with `core.getInput` (see `getInputFrom`)
  * 2. register the secrets with the runner's masker before anything can print them
  * 3. parse all of them with one zod schema; every bad value becomes one line naming the input, the
  *    value and the expected form, and all the lines are thrown together as one InputError
  */
+import * as core from '@actions/core';
 import { posix } from 'node:path';
 import * as z from 'zod';
+import { withRunnerEnv } from './runner-env.js';
 import { createWorkflowCommands } from './workflow-commands.js';
 
 export interface ActionInputs {
@@ -53,12 +55,12 @@ export class InputError extends Error {
 export type InputEnvironment = Readonly<Record<string, string | undefined>>;
 
 /**
- * The value of one input, exactly as `core.getInput(name)` reads it from `process.env`: the variable
- * `INPUT_<NAME>` (spaces become underscores, hyphens stay, upper case), `''` when unset, trimmed.
- * Taking the environment as a parameter lets tests pass a plain object.
+ * The value of one input as `core.getInput(name)` reads it from `env`: the variable `INPUT_<NAME>`
+ * (spaces become underscores, hyphens stay, upper case), `''` when unset, trimmed. Not `required`:
+ * the schema below names a missing input with its expected form, which core's message does not.
  */
 export function getInputFrom(env: InputEnvironment, name: string): string {
-  return (env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '').trim();
+  return withRunnerEnv(env, () => core.getInput(name));
 }
 
 const SECRET_INPUTS = ['anthropic-api-key', 'github-token'] as const;

@@ -1,14 +1,19 @@
 /**
  * The action's single failure point: runs the action, turns its outcome into the step's status
  * (an honest conclusion: failed, denied, limit, no changes and cancelled fail the step), and maps
- * SIGTERM/SIGINT to a cancelled run that still posts its partial report.
+ * SIGTERM/SIGINT to a cancelled run that still posts its partial report. core.setFailed is called
+ * here and nowhere else.
  */
+import * as core from '@actions/core';
+import { createSecretMasker } from '../log/secret-masker.js';
+import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { isFailure, runAction } from './run-action.js';
 import { createWorkflowCommands } from './workflow-commands.js';
 
 export async function run(): Promise<void> {
-  const commands = createWorkflowCommands();
+  const masker = createSecretMasker(secretValues(process.env));
+  const commands = createWorkflowCommands({ masker });
   const controller = new AbortController();
   const stop = (signal: string) => controller.abort(new Error(`received ${signal}`));
   process.once('SIGTERM', () => stop('SIGTERM'));
@@ -16,8 +21,8 @@ export async function run(): Promise<void> {
   try {
     const outcome = await runAction(process.env, controller.signal, commands);
     if (isFailure(outcome))
-      commands.setFailed(`ci-agent: ${outcome.conclusion}: ${outcome.headline}`);
+      core.setFailed(masker.mask(`ci-agent: ${outcome.conclusion}: ${outcome.headline}`));
   } catch (error) {
-    commands.setFailed(`ci-agent: ${errorMessage(error)}`);
+    core.setFailed(masker.mask(`ci-agent: ${errorMessage(error)}`));
   }
 }

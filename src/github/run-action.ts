@@ -40,10 +40,11 @@ import { createGitHubClient } from './github-client.js';
 import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
-import { checkoutBranch, commitAll, createGit, diffSince, push } from './git.js';
+import { checkoutBranch, commitAll, createGit, diffSince, push as pushBranch } from './git.js';
 import { restoreGitControl, snapshotGitControl } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
+import { policyAnnotations } from './policy-annotations.js';
 import { createWorkflowCommands } from './workflow-commands.js';
 import type { WorkflowCommands } from './workflow-commands.js';
 import type { ActionInputs } from './inputs.js';
@@ -85,19 +86,22 @@ export async function runAction(
   const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
   const decided = deriveTask(event, inputs);
-  if (decided.kind === 'skip') return skipped(commands, decided.reason);
+  if (decided.kind === 'skip') return await skipped(commands, decided.reason);
   const task = decided;
   const early = worksOnHead(task)
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
-  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, secretValues(env));
+  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
+    secrets: secretValues(env),
+    warn: commands.warning,
+  });
   const authorization = await authorizeActor(octokit, {
     owner: event.owner,
     repo: event.repo,
     actor: event.actor,
     allowedBots: inputs.allowedBots,
   });
-  if (!authorization.allowed) return skipped(commands, authorization.reason);
+  if (!authorization.allowed) return await skipped(commands, authorization.reason);
   if (!inputs.anthropicApiKey) {
     throw new Error(
       'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
@@ -195,12 +199,10 @@ async function work(
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
-      const tests = await runTestCommand(task.testCommand, {
-        cwd: workspace,
-        env,
-        timeoutMs: 30 * 60_000,
-        signal,
-      });
+      const command = task.testCommand;
+      const tests = await commands.group(`ci-agent: running ${command}`, () =>
+        runTestCommand(command, { cwd: workspace, env, timeoutMs: 30 * 60_000, signal }),
+      );
       if (tests.passed) {
         conclusion = 'tests-pass';
         headline = `\`${task.testCommand}\` passes on this pull request: nothing to fix`;
@@ -219,7 +221,8 @@ async function work(
     const { environment, policy, baseSha } = readEarly
       ? onBranch(readEarly, branch)
       : await readCheckoutState(workspace, inputs.policy);
-    for (const warning of policy.warnings) commands.warning(masker.mask(warning));
+    for (const { message, properties } of policyAnnotations(policy))
+      commands.warning(masker.mask(message), properties);
     // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
     // first request.
     const gitControl = snapshotGitControl(workspace, env);
@@ -237,7 +240,7 @@ async function work(
     const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;
-    result = await runSession({
+    const session = runSession({
       prompt,
       cwd: workspace,
       environment,
@@ -274,6 +277,8 @@ async function work(
         },
       },
     });
+    // The session's output (retries, MCP warnings) folds into one group of the step log.
+    result = await commands.group('ci-agent: the agent at work', () => session);
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
     const restored = await restoreGitControl(await gitControl);
@@ -322,7 +327,8 @@ async function work(
       commands.warning(masker.mask(heldBack.detail));
     } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
-        await push(git, { branch, token: inputs.githubToken, serverUrl: event.serverUrl });
+        const push = { branch, token: inputs.githubToken, serverUrl: event.serverUrl };
+        await commands.group(`ci-agent: pushing ${branch}`, () => pushBranch(git, push));
         pushed = branch;
       } catch (error) {
         conclusion = 'failed';
@@ -411,7 +417,7 @@ async function work(
       if (posted.ok) commentUrl = posted.url;
       else commands.warning(masker.mask(posted.error));
     }
-    appendSummary(commands, markdown);
+    await appendSummary(commands, markdown);
     commands.setOutput('conclusion', conclusion);
     commands.setOutput('branch', pushed ?? '');
     commands.setOutput('pr-number', prNumber ?? '');
@@ -527,17 +533,17 @@ function workspaceOf(env: NodeJS.ProcessEnv): string {
   return env.GITHUB_WORKSPACE || process.cwd();
 }
 
-function skipped(commands: WorkflowCommands, reason: string): ActionOutcome {
+async function skipped(commands: WorkflowCommands, reason: string): Promise<ActionOutcome> {
   commands.notice(`ci-agent skipped this event: ${reason}`);
   commands.setOutput('conclusion', 'skipped');
-  appendSummary(commands, `### ➖ ci-agent skipped this event\n\n${reason}\n`);
+  await appendSummary(commands, `### ➖ ci-agent skipped this event\n\n${reason}\n`);
   return { conclusion: 'skipped', headline: reason };
 }
 
 /** The job summary is a courtesy copy of the report: failing to write it never fails the run. */
-function appendSummary(commands: WorkflowCommands, markdown: string): void {
+async function appendSummary(commands: WorkflowCommands, markdown: string): Promise<void> {
   try {
-    commands.appendSummary(markdown);
+    await commands.appendSummary(markdown);
   } catch (error) {
     commands.warning(`the job summary could not be written: ${errorMessage(error)}`);
   }

@@ -17,7 +17,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { allCommands, parseCommand } from '../tools/builtin/bash/parse.js';
+import { allCommands, parseCommand } from '../shell/parse-command.js';
 import type { HooksConfig } from './config.js';
 
 export interface HookScripts {

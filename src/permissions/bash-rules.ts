@@ -9,7 +9,7 @@
  *           matched by every Bash deny or ask rule with a specifier: when the command cannot be
  *           read, a policy that forbids something in Bash forbids it (fail closed).
  */
-import { parseCommand } from '../tools/builtin/bash/parse.js';
+import { parseCommand } from '../shell/parse-command.js';
 import type { BashPattern } from './bash-pattern.js';
 import { compileBashPattern, patternMatches } from './bash-pattern.js';
 import type { BashAnalysis, CommandPart } from './bash-views.js';

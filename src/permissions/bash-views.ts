@@ -1,6 +1,6 @@
 /**
  * What Bash rules are compared with (DECISIONS #11). A command line is parsed once by the shell
- * parser (tools/builtin/bash/parse.ts) into every simple command it runs — list and pipeline
+ * parser (shell/parse-command.ts) into every simple command it runs — list and pipeline
  * members, `$( … )`, backticks, process substitutions, `bash -c` / `eval` scripts — and each
  * becomes a CommandPart:
  *
@@ -16,8 +16,8 @@
  *   4. file writes: output redirections to anything but /dev/null, which an allow rule permits
  *      only when it spells the same redirections out.
  */
-import type { Redirection, SimpleCommand, Word } from '../tools/builtin/bash/parse.js';
-import { allCommands, parseCommand } from '../tools/builtin/bash/parse.js';
+import type { Redirection, SimpleCommand, Word } from '../shell/types.js';
+import { allCommands, parseCommand } from '../shell/parse-command.js';
 import { normalizeSpaces } from './bash-pattern.js';
 import {
   basename,

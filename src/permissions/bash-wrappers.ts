@@ -13,7 +13,7 @@
  *
  * An allow rule only sees through a wrapper called by its bare name: `./timeout` may be anything.
  */
-import type { Word } from '../tools/builtin/bash/parse.js';
+import type { Word } from '../shell/types.js';
 
 interface WrapperSyntax {
   /** Options taking a value: `-n 5`, `-n5`, `--adjustment 5`, `--adjustment=5`. */

@@ -8,6 +8,8 @@ import { describeValue, formatIssue, PolicyError } from './policy-error.js';
 
 export class Findings {
   readonly warnings: string[] = [];
+  /** The same warnings with their positions, for annotations on the file (warnings[i] is the text of warningIssues[i]). */
+  readonly warningIssues: PolicyIssue[] = [];
   private readonly errors: PolicyIssue[] = [];
 
   constructor(
@@ -17,7 +19,9 @@ export class Findings {
 
   /** `onKey`: point at the key rather than its value (for keys that are themselves the problem). */
   warn(path: readonly PathSegment[], message: string, onKey = false): void {
-    this.warnings.push(formatIssue(this.issue(path, message, onKey)));
+    const issue = this.issue(path, message, onKey);
+    this.warnings.push(formatIssue(issue));
+    this.warningIssues.push(issue);
   }
 
   fail(path: readonly PathSegment[], expected: string, value: unknown): void {

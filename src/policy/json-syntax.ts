@@ -2,6 +2,11 @@
  * Where JSON text first goes wrong. `JSON.parse` only sometimes says where (it depends on the
  * error and the Node version), and a maintainer needs the line and column to fix a settings file.
  * Called only after `JSON.parse` has failed.
+ *
+ * Not `jsonc-parser`: it reports an error code, not what was expected, and the code does not say
+ * enough to keep these messages (`[` and `[1` both give CloseBracketExpected, where one needs "a
+ * value" and the other `"," or "]"`); and it recurses without a bound, so `[[[[…` ten thousand
+ * deep ends in a stack overflow instead of the nesting message.
  */
 import { MAX_NESTING_DEPTH, nestingMessage } from './nesting.js';
 

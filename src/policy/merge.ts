@@ -49,6 +49,7 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
     mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
     push: { allowCiChanges: input.policy?.push?.allowCiChanges ?? false },
     warnings: layers.flatMap((layer) => layer.warnings),
+    warningIssues: layers.flatMap((layer) => layer.warningIssues ?? []),
   });
 }
 

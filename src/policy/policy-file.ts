@@ -40,7 +40,9 @@ export function parsePolicyFile(source: SourceText): PolicyFileLayer {
     throw new PolicyError(issues.sort(byPosition));
   }
   const layer = normalize(result.data, source);
-  layer.warnings.push(...unconfiguredServerWarnings(result.data, source, document));
+  const unconfigured = unconfiguredServerWarnings(result.data, source, document);
+  layer.warnings.push(...unconfigured.map(formatIssue));
+  layer.warningIssues = unconfigured;
   return layer;
 }
 
@@ -49,7 +51,7 @@ function unconfiguredServerWarnings(
   content: PolicyFileContent,
   source: SourceText,
   document: ParsedDocument,
-): string[] {
+): PolicyIssue[] {
   if (source.mcpServers === undefined) return [];
   const servers = new Set([...source.mcpServers, ...Object.keys(content.mcp?.servers ?? {})]);
   return (['allow', 'deny', 'ask'] as const).flatMap((kind) =>
@@ -57,7 +59,7 @@ function unconfiguredServerWarnings(
       const problem = ruleServerProblem(makeRule(text, source.path, ''), kind, servers);
       if (problem === undefined) return [];
       const path = ['permissions', kind, index];
-      return [formatIssue({ file: source.path, path, ...document.locate(path), message: problem })];
+      return [{ file: source.path, path, ...document.locate(path), message: problem }];
     }),
   );
 }

@@ -35,6 +35,7 @@ export function parseSettingsFile(source: SourceText): PolicyLayer {
     additionalDirectories: [],
     hooks: {},
     warnings: findings.warnings,
+    warningIssues: findings.warningIssues,
   };
   const value = document.value;
   if (!isPlainObject(value)) {

@@ -5,6 +5,7 @@
 import type { HooksConfig } from '../hooks/config.js';
 import type { McpPolicy } from '../mcp/mcp-policy.js';
 import type { PermissionMode, PermissionRule } from '../permissions/types.js';
+import type { PolicyIssue } from './policy-error.js';
 
 /**
  * Where a layer came from, in precedence order for scalars (highest first): the ci-agent policy,
@@ -67,6 +68,8 @@ export interface PolicyLayer {
   /** A settings file's `env`, refused names already dropped; absent in the policy file. */
   env?: Record<string, string>;
   warnings: string[];
+  /** The warnings with their file and position, in the same order; absent: none is located. */
+  warningIssues?: readonly PolicyIssue[];
 }
 
 /** The ci-agent policy file adds what only it may say. */
@@ -112,4 +115,6 @@ export interface LoadedPolicy {
   push: Readonly<PushPolicy>;
   /** Ignored keys and entries, each naming the file and where in it. */
   warnings: readonly string[];
+  /** The located ones among them, with file, line and column apart (annotations on the file). */
+  warningIssues: readonly PolicyIssue[];
 }

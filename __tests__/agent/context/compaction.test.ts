@@ -6,8 +6,8 @@ import {
 } from '../../../src/agent/context/compaction.js';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
 import { ModelError } from '../../../src/model/model-client.js';
-import { startReplayServer } from '../../../src/model/replay-server.js';
-import type { ReplayServer, ReplayServerOptions } from '../../../src/model/replay-server.js';
+import { startReplayServer } from '../../../testkit/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../../testkit/replay-server.js';
 import { big, call, conversation, read } from './conversation.js';
 
 let server: ReplayServer | undefined;

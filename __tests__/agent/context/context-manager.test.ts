@@ -4,8 +4,8 @@ import { createContextManager } from '../../../src/agent/context/context-manager
 import type { ContextManagerOptions } from '../../../src/agent/context/context-manager.js';
 import { StreamJsonMapper } from '../../../src/log/stream-json.js';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
-import { startReplayServer } from '../../../src/model/replay-server.js';
-import type { ReplayServer, ReplayServerOptions } from '../../../src/model/replay-server.js';
+import { startReplayServer } from '../../../testkit/replay-server.js';
+import type { ReplayServer, ReplayServerOptions } from '../../../testkit/replay-server.js';
 import type { Message } from '../../../src/model/types.js';
 import { emptyUsage } from '../../../src/model/types.js';
 import { big, call, conversation } from './conversation.js';

@@ -8,8 +8,8 @@ import type {
   RecordedRequest,
   ReplayServer,
   ReplayTurnInput,
-} from '../../../src/model/replay-server.js';
-import { startReplayServer } from '../../../src/model/replay-server.js';
+} from '../../../testkit/replay-server.js';
+import { startReplayServer } from '../../../testkit/replay-server.js';
 import type { SessionHookRunner } from '../../../src/hooks/types.js';
 import { makePipeline } from '../../helpers/pipeline-harness.js';
 import { makeHookProject, on } from '../../hooks/hook-fixture.js';

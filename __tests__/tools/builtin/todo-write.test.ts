@@ -6,8 +6,8 @@ import type { TodoStore, ToolContext } from '../../../src/tools/tool.js';
 import type { AgentEvent } from '../../../src/agent/events.js';
 import { runSession } from '../../../src/agent/session.js';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
-import type { ReplayServer } from '../../../src/model/replay-server.js';
-import { startReplayServer } from '../../../src/model/replay-server.js';
+import type { ReplayServer } from '../../../testkit/replay-server.js';
+import { startReplayServer } from '../../../testkit/replay-server.js';
 
 const firstList = [
   { content: 'Reproduce the failure', status: 'completed', activeForm: 'Reproducing the failure' },

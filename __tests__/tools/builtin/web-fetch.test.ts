@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
 import { createModelQuery } from '../../../src/model/model-query.js';
-import { startReplayServer } from '../../../src/model/replay-server.js';
-import type { ReplayServer } from '../../../src/model/replay-server.js';
+import { startReplayServer } from '../../../testkit/replay-server.js';
+import type { ReplayServer } from '../../../testkit/replay-server.js';
 import {
   createWebFetchTool,
   MAX_PAGE_CHARS,

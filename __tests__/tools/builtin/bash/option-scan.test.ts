@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { afterPrefix, scanOptions } from '../../../../src/tools/builtin/bash/option-scan.js';
 import type { OptionTable } from '../../../../src/tools/builtin/bash/option-scan.js';
-import { parseCommand } from '../../../../src/tools/builtin/bash/parse.js';
-import type { Word } from '../../../../src/tools/builtin/bash/parse.js';
+import { parseCommand } from '../../../../src/shell/parse-command.js';
+import type { Word } from '../../../../src/shell/types.js';
 
 function args(command: string): Word[] {
   const parsed = parseCommand(command);

@@ -89,6 +89,10 @@ describe('structuredPatch', () => {
     expect(structuredPatch('a\r\n', 'b\r\n')[0]?.lines).toEqual(['-a', '+b']);
   });
 
+  it('counts a changed line ending as a change', () => {
+    expect(structuredPatch('a\r\nb\n', 'a\nb\n')[0]?.lines).toEqual(['-a', '+a', ' b']);
+  });
+
   it('gives a patch that reproduces the new text for many random pairs', () => {
     let seed = 7;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
@@ -117,5 +121,19 @@ describe('structuredPatch', () => {
     expect(hunks).toHaveLength(1);
     expect(hunks[0]).toMatchObject({ oldStart: 1, oldLines: 1502, newStart: 1, newLines: 1502 });
     expect(applyPatch(`same\n${before}same\n`, hunks)).toBe(`same\n${after}same\n`);
+  });
+
+  it('marks a missing final newline in the patch it gives when the texts differ too much', () => {
+    const before = Array.from({ length: 1500 }, (_, i) => `old ${i}\n`).join('');
+    const after = Array.from({ length: 1500 }, (_, i) => `new ${i}\n`).join('');
+    const oldText = `a\nb\nc\nd\n${before}end`;
+    const newText = `a\nb\nc\nd\n${after}end\n`;
+    const hunks = structuredPatch(oldText, newText);
+    expect(hunks).toHaveLength(1);
+    expect(hunks[0]).toMatchObject({ oldStart: 2, oldLines: 1504, newStart: 2, newLines: 1504 });
+    expect(hunks[0]?.lines.slice(0, 4)).toEqual([' b', ' c', ' d', '-old 0']);
+    expect(hunks[0]?.lines.at(-1)).toBe('+end');
+    expect(hunks[0]?.lines).toContain('\\ No newline at end of file');
+    expect(applyPatch(oldText, hunks)).toBe(newText);
   });
 });

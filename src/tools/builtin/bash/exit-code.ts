@@ -3,7 +3,7 @@
  * search that found nothing, of a comparison that found differences. Only a command line that is
  * one simple command counts; in a pipeline or list the status belongs to another command.
  */
-import { parseCommand } from './parse.js';
+import { parseCommand } from '../../../shell/parse-command.js';
 
 const MEANINGS = new Map<string, string>([
   ['grep', 'No matches found'],

@@ -11,7 +11,7 @@
  */
 import { afterPrefix, scanOptions } from './option-scan.js';
 import type { FileWord, OptionRole, OptionTable } from './option-scan.js';
-import type { Word } from './parse.js';
+import type { Word } from '../../../shell/types.js';
 
 export type { FileAccess, FileWord } from './option-scan.js';
 

@@ -4,7 +4,7 @@
  * not to arbitrary subprocesses"). Best effort and one-sided: an operand can only add a denial,
  * so where a word is ambiguous it is taken for a file.
  *
- *   1. parse (parse.ts); every simple command counts, nested ones too (`$(cat .env)`,
+ *   1. parse (shell/parse-command.ts); every simple command counts, nested ones too (`$(cat .env)`,
  *      `bash -c 'head .env'`, `eval …`);
  *   2. see through launchers (`sudo`, `timeout 5`, `env X=1`, `xargs`, …): every tail of their
  *      words is tried as the command;
@@ -39,8 +39,8 @@ import { commandFileWords } from './file-commands.js';
 import { tooManyStars } from './glob-limits.js';
 import { isStandardDevice } from './read-paths.js';
 import type { FileAccess, FileWord } from './file-commands.js';
-import { allCommands, parseCommand } from './parse.js';
-import type { ExpansionKind, Redirection, SimpleCommand, Word } from './parse.js';
+import { allCommands, parseCommand } from '../../../shell/parse-command.js';
+import type { ExpansionKind, Redirection, SimpleCommand, Word } from '../../../shell/types.js';
 
 export interface OperandContext {
   /** The Bash tool's working directory. */

@@ -20,7 +20,7 @@
  * this way (an empty `diff.external` makes `git diff` fail); the read-only classification answers
  * for them by auto-allowing git only in the workspace's own repository (git-repository.ts).
  */
-import { allCommands, parseCommand } from './parse.js';
+import { allCommands, parseCommand } from '../../../shell/parse-command.js';
 
 const EVERY_CALL: ReadonlyArray<readonly [key: string, value: string]> = [
   ['core.fsmonitor', 'false'],

@@ -4,7 +4,7 @@
  * the commands that print nothing on success, so that hooks can tell "no output" from "lost
  * output". A command the parser cannot read is not expected to be silent.
  */
-import { parseCommand } from './parse.js';
+import { parseCommand } from '../../../shell/parse-command.js';
 
 const SILENT_COMMANDS: ReadonlySet<string> = new Set([
   'mv',

@@ -3,7 +3,7 @@
  * `--name=value` and `--name value`, options after operands, `--` ending them, `-` (standard
  * input) skipped. An option the caller did not describe counts as a flag.
  */
-import type { Word } from './parse.js';
+import type { Word } from '../../../shell/types.js';
 
 export type FileAccess = 'read' | 'write';
 

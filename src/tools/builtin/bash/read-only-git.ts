@@ -4,7 +4,7 @@
  * can name programs (pager, fsmonitor, diff drivers) that git then runs.
  */
 import { isLongOption } from './option-scan.js';
-import type { Word } from './parse.js';
+import type { Word } from '../../../shell/types.js';
 
 const SAFE_GLOBAL_OPTIONS = new Set([
   '--no-pager',

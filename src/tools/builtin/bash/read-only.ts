@@ -6,8 +6,8 @@
  * workspace (read-scope.ts).
  */
 import { isLongOption } from './option-scan.js';
-import { parseCommand } from './parse.js';
-import type { Redirection, SimpleCommand, Word } from './parse.js';
+import { parseCommand } from '../../../shell/parse-command.js';
+import type { Redirection, SimpleCommand, Word } from '../../../shell/types.js';
 import { isReadOnlyGit } from './read-only-git.js';
 
 type ArgumentCheck = (args: readonly Word[]) => boolean;

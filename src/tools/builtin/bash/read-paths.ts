@@ -21,7 +21,7 @@ import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { realPathOf } from '../../paths.js';
 import { tooManyStars } from './glob-limits.js';
-import type { Word } from './parse.js';
+import type { Word } from '../../../shell/types.js';
 
 /** The paths a word names, or why it names something that cannot be placed before it runs. */
 export type WordPlaces = { paths: string[] } | { unknown: string };

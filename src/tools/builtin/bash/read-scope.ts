@@ -18,8 +18,8 @@
 import { commandFileWords } from './file-commands.js';
 import { isWorkspaceRepository } from './git-repository.js';
 import { afterPrefix, isLongOption } from './option-scan.js';
-import { parseCommand } from './parse.js';
-import type { SimpleCommand, Word } from './parse.js';
+import { parseCommand } from '../../../shell/parse-command.js';
+import type { SimpleCommand, Word } from '../../../shell/types.js';
 import { kernelPaths, wordPlaces } from './read-paths.js';
 
 export interface ScopeContext {
