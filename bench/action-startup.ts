@@ -3,20 +3,21 @@
  * labelled issue) to its first model request, against the loopback GitHub API and the replay
  * server. Baselines in the same script: spawning `node -e 0`; a Node that makes one `fetch()`;
  * and the library floor (fixtures/library-floor.ts): the libraries the action cannot start
- * without, bundled the same way, making the same two requests with none of our code. Also the
- * bundle's size. Target: under 300 ms to the first model request (peers install a CLI and a
- * runtime first).
+ * without (@actions/core, @actions/github with Octokit's retry and throttling plugins, zod, yaml,
+ * the SDK's Messages client), bundled the same way, making the same two requests with none of our
+ * code. Also the bundle's size. Target: the first model request within 1.5× the library floor.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { nccBundle } from '../scripts/ncc-bundle.mjs';
 import { createOriginRepo, startGitHubServer } from '../testkit/github-server/index.js';
 import { startReplayServer } from '../testkit/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
-const RUNS = 15;
+// CI_AGENT_BENCH_RUNS=N: more runs, for medians that hold on a busy machine.
+const RUNS = Number(process.env.CI_AGENT_BENCH_RUNS ?? 15);
 // CI_AGENT_BENCH_ACTION=FILE[,FILE…] measures other builds (an older dist/ checked out elsewhere),
 // interleaved run by run: on a noisy machine two builds compare only when measured together.
 const ACTIONS = (process.env.CI_AGENT_BENCH_ACTION ?? 'dist/index.js')
@@ -141,7 +142,7 @@ export async function runActionStartupBench(): Promise<void> {
       { run: 'node -e 0 (baseline)', ms: fmt(median(baseline), 0) },
       { run: 'node + one fetch() to the loopback API', ms: fmt(median(fetchFloor), 0) },
       {
-        run: 'library floor: zod, yaml, Octokit, SDK → first model request',
+        run: 'library floor: @actions/core, @actions/github, zod, yaml, SDK → first model request',
         ms: fmt(median(floor), 0),
       },
       ...ACTIONS.map((file, index) => ({
@@ -153,7 +154,7 @@ export async function runActionStartupBench(): Promise<void> {
       const ms = median(actions[index]!);
       const { files, bytes } = startupFiles(file);
       console.log(
-        `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request (target < 300 ms), ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
+        `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request, ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms; target ≤ 1.5×); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
       );
     }
   } finally {
@@ -163,24 +164,15 @@ export async function runActionStartupBench(): Promise<void> {
   }
 }
 
-/** fixtures/library-floor.ts bundled as scripts/build.mjs bundles dist/, into `dir`. */
+/** fixtures/library-floor.ts bundled as scripts/build.mjs bundles dist/ (ncc), into `dir`. */
 async function buildLibraryFloor(dir: string): Promise<string> {
-  const outfile = join(dir, 'library-floor', 'index.js');
-  await build({
-    entryPoints: [resolve(import.meta.dirname, 'fixtures', 'library-floor.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    minify: true,
-    logLevel: 'warning',
-    banner: {
-      js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);",
-    },
+  const out = join(dir, 'library-floor');
+  await nccBundle({
+    workDir: '.build-tmp/bench-library-floor',
+    sources: ['bench/fixtures/library-floor.ts'],
+    builds: [{ entry: 'bench/fixtures/library-floor.ts', out }],
   });
-  writeFileSync(join(dir, 'library-floor', 'package.json'), '{ "type": "module" }\n');
-  return outfile;
+  return join(out, 'index.js');
 }
 
 /**

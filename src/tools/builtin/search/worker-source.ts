@@ -1,20 +1,15 @@
 /**
  * The source of the search worker (search-worker.ts and what it imports), as one CommonJS script
- * for `new Worker(source, { eval: true })`. The build puts it in the bundle as a string constant;
- * running from source (tests, benchmarks), esbuild bundles it on first use.
+ * for `new Worker(source, { eval: true })`. Running from source (tests, benchmarks), esbuild
+ * bundles it on first use; the build (scripts/build.mjs) replaces this module with one that returns
+ * the source ncc bundled, so the bundles neither import esbuild nor look for a file.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-declare const __CI_AGENT_SEARCH_WORKER__: string | undefined;
-
 let fromSource: Promise<string> | undefined;
 
-// A condition the build's define makes constant, so that the bundle keeps only the first branch.
-export const searchWorkerSource: () => Promise<string> =
-  typeof __CI_AGENT_SEARCH_WORKER__ === 'string'
-    ? () => Promise.resolve(__CI_AGENT_SEARCH_WORKER__)
-    : () => (fromSource ??= bundleFromSource());
+export const searchWorkerSource = (): Promise<string> => (fromSource ??= bundleFromSource());
 
 async function bundleFromSource(): Promise<string> {
   const { build } = await import('esbuild');
@@ -32,7 +27,7 @@ async function bundleFromSource(): Promise<string> {
 }
 
 /**
- * fdir's CommonJS build, for the worker's bundle (scripts/build.mjs does the same). Its ES module
+ * fdir's CommonJS build, for the worker's bundle. Its ES module
  * build loads picomatch with `createRequire(import.meta.url)`, which a CommonJS bundle lacks; the
  * CommonJS build's plain `require` is bundled instead of being resolved at run time.
  */
