@@ -1,5 +1,5 @@
 /**
- * The shapes of public hook scripts users bring along (CC-COMPAT §5), rewritten as small scripts
+ * The shapes of public hook scripts users bring along (docs/CC-COMPAT.md §5), rewritten as small scripts
  * of our own that use the same protocol tricks, without jq.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * MCP tool names in permission rules and hook matchers (CC-COMPAT §1.3, §2.5): the existing
+ * MCP tool names in permission rules and hook matchers (docs/CC-COMPAT.md §1.3, §2.5): the existing
  * rule and matcher code applied to the names mcp-tool.ts gives, as flat truth tables.
  */
 import { describe, expect, it } from 'vitest';

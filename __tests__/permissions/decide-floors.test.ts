@@ -1,6 +1,6 @@
 /**
  * The floors against every way a policy, a hook or a mode can ask or allow (issue 11, item 1;
- * DECISIONS #19). Each row pairs one floor with one answer; the expected outcome is the floor's
+ * docs/DECISIONS.md #19). Each row pairs one floor with one answer; the expected outcome is the floor's
  * refusal, except where the floor is documented as lifted by bypassPermissions (protected paths,
  * and the files a command writes outside the workspace).
  */

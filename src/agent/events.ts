@@ -1,6 +1,6 @@
 /**
  * What a run reports as it happens. The CLI renders these as text or stream-json, the tool log
- * writes them as NDJSON; both are fed from the same events (DECISIONS #14).
+ * writes them as NDJSON; both are fed from the same events (docs/DECISIONS.md #14).
  */
 import type { HookRunRecord } from '../hooks/types.js';
 import type { ModelUsageEntry } from '../model/pricing.js';
@@ -79,7 +79,7 @@ export type AgentEvent =
       stage: string;
     }
   | { type: 'tool-results-message'; results: ToolResultBlock[]; structured: unknown[] }
-  /** A failed model request about to be retried (CC-COMPAT §4 `system/api_retry`). */
+  /** A failed model request about to be retried (docs/CC-COMPAT.md §4 `system/api_retry`). */
   | {
       type: 'api-retry';
       attempt: number;
@@ -107,7 +107,7 @@ export type AgentEvent =
       error: string;
       message: string;
     }
-  /** The older part of the conversation was summarised (CC-COMPAT §4 `system/compact_boundary`). */
+  /** The older part of the conversation was summarised (docs/CC-COMPAT.md §4 `system/compact_boundary`). */
   | { type: 'compact-boundary'; trigger: 'manual' | 'auto'; preTokens: number }
   | { type: 'result'; result: RunResult }
   /**

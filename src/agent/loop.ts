@@ -478,7 +478,7 @@ function retryingClient(options: AgentOptions): ModelClient {
 }
 
 /**
- * One tool_result per tool_use, in tool_use order (DECISIONS #15). A tool_use the executor never
+ * One tool_result per tool_use, in tool_use order (docs/DECISIONS.md #15). A tool_use the executor never
  * saw (it cannot happen unless the stream and the final message disagree) still gets a result.
  */
 function orderResults(

@@ -73,7 +73,7 @@ export interface SessionOptions {
     deny: readonly PermissionRule[];
     ask?: readonly PermissionRule[];
   };
-  /** What an unanswerable ask becomes, globally and per tool (DECISIONS #9). */
+  /** What an unanswerable ask becomes, globally and per tool (docs/DECISIONS.md #9). */
   askDefault?: 'allow' | 'deny';
   askDefaultByTool?: Readonly<Record<string, 'allow' | 'deny'>>;
   additionalDirectories?: readonly string[];
@@ -247,7 +247,7 @@ function sessionSetting(options: SessionOptions): SessionSetting {
 
 /**
  * What the model is offered, built-in and MCP tools alike: what this session enables, less what
- * a bare-name (or name-glob) deny removes (CC-COMPAT §2.2).
+ * a bare-name (or name-glob) deny removes (docs/CC-COMPAT.md §2.2).
  */
 function offeredTool(options: SessionOptions): (tool: Tool) => boolean {
   const bareDenies = options.rules.deny.filter((rule) => rule.content === undefined);
@@ -353,7 +353,7 @@ function toolContexts(
   models: SessionModels,
 ) {
   const ripgrepPath = findRipgrep(options.env.PATH);
-  // Read deny rules hide files from Glob and Grep results (CC-COMPAT §2.4).
+  // Read deny rules hide files from Glob and Grep results (docs/CC-COMPAT.md §2.4).
   const isReadDenied = readDeniedPredicate(options.rules.deny, setting.anchors);
   let runSubagent: ToolContext['runSubagent'];
   const toolContext = (

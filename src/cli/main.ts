@@ -47,7 +47,7 @@ export interface CliIo {
 }
 
 export async function main(io: CliIo): Promise<number> {
-  // Known secrets never reach stdout, stderr or the files (DECISIONS #16).
+  // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   const masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
   let settings;

@@ -1,5 +1,5 @@
 /**
- * The CLI's stdout in the `claude -p` output formats (CC-COMPAT §4), on top of the stream-json
+ * The CLI's stdout in the `claude -p` output formats (docs/CC-COMPAT.md §4), on top of the stream-json
  * lines (log/stream-json.ts) the tool log is made of too: text prints the final result, and
  * nothing when the run ended in an error (that goes to stderr: stderr-reporter.ts); json
  * prints the result message (with --verbose, the array of all messages); stream-json prints

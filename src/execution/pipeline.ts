@@ -400,7 +400,7 @@ async function runPostToolUseHooks(call: CallState, toolResponse: unknown, durat
   const request = call.permission?.request;
   if (post.runs.length > 0 && request?.request.access === 'edit') {
     // A formatter hook may have rewritten the file: take its content as known, so the next
-    // edit is not refused as stale (DECISIONS #3).
+    // edit is not refused as stale (docs/DECISIONS.md #3).
     for (const path of request.request.paths ?? []) await call.context.fileState.refresh(path);
   }
   return post;

@@ -20,9 +20,9 @@ export type HookEventName = (typeof HOOK_EVENTS)[number];
 export interface HookHandlerConfig {
   type: 'command';
   command: string;
-  /** Seconds; the CI default (60 s, DECISIONS #8) applies when absent. */
+  /** Seconds; the CI default (60 s, docs/DECISIONS.md #8) applies when absent. */
   timeout?: number;
-  /** ci-agent policy only: a PreToolUse hook that fails or never runs blocks the call (DECISIONS #7). */
+  /** ci-agent policy only: a PreToolUse hook that fails or never runs blocks the call (docs/DECISIONS.md #7). */
   required?: boolean;
   /**
    * A permission rule (`Bash(git push:*)`): on tool events the hook runs only for calls the rule

@@ -1,5 +1,5 @@
 /**
- * Runs one hook command the way Claude Code does (CC-COMPAT §1.4), through the process module
+ * Runs one hook command the way Claude Code does (docs/CC-COMPAT.md §1.4), through the process module
  * (process/run-process.ts), which owns its lifetime.
  *
  * Sequence:

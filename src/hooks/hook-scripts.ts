@@ -1,6 +1,6 @@
 /**
  * The scripts configured hooks run, found when the run starts and held to what they were then
- * (DECISIONS #18: the judges are not the agent's to change).
+ * (docs/DECISIONS.md #18: the judges are not the agent's to change).
  *
  *   1. at start, each hook command is read as a shell command with `$CLAUDE_PROJECT_DIR`, `$HOME`
  *      and `~` put in; every word of it that names an existing file (from the project directory)

@@ -1,5 +1,5 @@
 /**
- * One handler's run → what it decided, per DECISIONS #6 and #7:
+ * One handler's run → what it decided, per docs/DECISIONS.md #6 and #7:
  *   1. never started, timed out, cancelled, or exited with a code other than 0 and 2: a
  *      non-blocking failure, logged — except a required PreToolUse hook, which then denies;
  *   2. exit 2: blocks, whatever stdout says. The reason is the one a valid blocking JSON on
@@ -92,7 +92,7 @@ export function interpretRun(
 
 /**
  * Exit 2. A valid JSON on stdout still counts, but cannot lift the block: an `allow` in it, or
- * JSON that fails validation, leaves stderr as the reason (CC-COMPAT §1.6).
+ * JSON that fails validation, leaves stderr as the reason (docs/CC-COMPAT.md §1.6).
  */
 function blockingExit(event: HookEventName, result: HookProcessResult): Interpretation {
   const stderr = result.stderr.trim();

@@ -1,11 +1,11 @@
 /**
- * Hook matchers, current Claude Code semantics (CC-COMPAT §1.3):
+ * Hook matchers, current Claude Code semantics (docs/CC-COMPAT.md §1.3):
  *   1. missing, empty or `*` → every value;
  *   2. only letters, digits, `_`, `-`, space, `,` and `|` → a list of exact names split on `|`
  *      and `,` (so `mcp__brave-search` is one exact name, not a substring pattern);
  *   3. anything else → an unanchored JavaScript regex (`Edit.*` also matches `NotebookEdit`);
  *      an invalid regex matches nothing.
- * `Task` was renamed `Agent`; a matcher written for `Task` still fires for `Agent` (DECISIONS #1).
+ * `Task` was renamed `Agent`; a matcher written for `Task` still fires for `Agent` (docs/DECISIONS.md #1).
  */
 import { errorMessage } from '../util/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * The JSON a hook may print on stdout (CC-COMPAT §1.7). Objects are not strict: unknown keys
+ * The JSON a hook may print on stdout (docs/CC-COMPAT.md §1.7). Objects are not strict: unknown keys
  * are ignored, so non-standard outputs seen in the wild (`{"action":"continue"}`,
  * `{"block":true}`) are valid no-ops. A wrong type or enum value fails validation.
  */

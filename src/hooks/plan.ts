@@ -2,7 +2,7 @@
  * Which handlers run for one event firing. Matchers test the tool name on tool events, the
  * source on SessionStart, the reason on SessionEnd, the agent type on SubagentStop and the trigger
  * on PreCompact
- * (CC-COMPAT §1.3); the other events run every group. After matching, a command string that repeats runs once: the first occurrence
+ * (docs/CC-COMPAT.md §1.3); the other events run every group. After matching, a command string that repeats runs once: the first occurrence
  * is kept, and becomes required when any repeat is required (fail closed wins).
  */
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';

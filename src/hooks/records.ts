@@ -1,4 +1,4 @@
-/** HookRunRecord: one per handler per firing, whether it ran or not (DECISIONS #7). */
+/** HookRunRecord: one per handler per firing, whether it ran or not (docs/DECISIONS.md #7). */
 import type { HookEventName } from './config.js';
 import type { HookProcessResult } from './hook-process.js';
 import type { Interpretation, PlannedHandler } from './interpret.js';

@@ -1,5 +1,5 @@
 /**
- * The hook runner: Claude Code's command hooks (CC-COMPAT §1) behind the hook ports.
+ * The hook runner: Claude Code's command hooks (docs/CC-COMPAT.md §1) behind the hook ports.
  *
  * One event firing:
  *   1. plan the handlers (plan.ts): matching, then one run per distinct command string;
@@ -45,11 +45,11 @@ export interface HookRunnerOptions {
   cwd: () => string;
   /** Already free of secrets (buildChildEnv); the runner only adds CLAUDE_PROJECT_DIR. */
   env: Readonly<Record<string, string>>;
-  /** Applies to handlers without `timeout`; DECISIONS #8. */
+  /** Applies to handlers without `timeout`; docs/DECISIONS.md #8. */
   defaultTimeoutSeconds?: number;
   /** Receives every record of every event, in config order, once the event's hooks are done. */
   onRun?: (record: HookRunRecord) => void;
-  /** Set for a subagent's runner: every payload carries `agent_id` and `agent_type` (CC-COMPAT §1.5). */
+  /** Set for a subagent's runner: every payload carries `agent_id` and `agent_type` (docs/CC-COMPAT.md §1.5). */
   agent?: { id: string; type: string };
   /** The hooks' scripts as found at start: a handler whose script changed is not run. */
   scripts?: HookScripts;
@@ -282,7 +282,7 @@ function optional<K extends string, V>(key: K, value: V | undefined): Partial<Re
 }
 
 /**
- * A handler's `if` rule (CC-COMPAT §1.1): without one it always runs; with one, only on a tool
+ * A handler's `if` rule (docs/CC-COMPAT.md §1.1): without one it always runs; with one, only on a tool
  * event, and only when the rule matches the call as a deny rule would (any part of a compound
  * command, the file a command names), so a guard meant for `git push` also sees `cd x && git push`.
  */

@@ -28,7 +28,7 @@ export interface HookRunRecord {
   status?: HookRunStatus;
   /** The file (or flag) the handler was declared in. */
   source?: string;
-  /** A PreToolUse hook whose failure blocks the call (DECISIONS #7). */
+  /** A PreToolUse hook whose failure blocks the call (docs/DECISIONS.md #7). */
   required?: boolean;
   /** A hook-provided message for the user and the log, never for the model. */
   systemMessage?: string;

@@ -1,5 +1,5 @@
 /**
- * Masks known secret values (DECISIONS #16) in everything the run writes: stdout, the tool log,
+ * Masks known secret values (docs/DECISIONS.md #16) in everything the run writes: stdout, the tool log,
  * the transcript. A value is masked raw, URL-encoded, reversed, hex- and base64-encoded — base64 at each
  * of the three byte alignments, because a token usually sits inside a longer encoded string
  * (`git`'s `AUTHORIZATION: basic base64("x-access-token:<token>")` header, for one) — and from its

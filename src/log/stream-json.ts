@@ -1,6 +1,6 @@
 /**
- * AgentEvents → the lines of `claude -p --output-format stream-json --verbose` (CC-COMPAT §4,
- * DECISIONS #14). The one mapping behind the CLI's stdout formats, the tool log and the
+ * AgentEvents → the lines of `claude -p --output-format stream-json --verbose` (docs/CC-COMPAT.md §4,
+ * docs/DECISIONS.md #14). The one mapping behind the CLI's stdout formats, the tool log and the
  * transcript, so they never drift apart; every line leaves here already masked.
  *
  * Claude Code's shapes: `system/init`, `assistant`, `user` (one per tool_result, with

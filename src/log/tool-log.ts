@@ -30,7 +30,7 @@ export interface NdjsonFile {
   close(): void;
 }
 
-/** The tool log (DECISIONS #14). Throws LogFileError when the file cannot be opened. */
+/** The tool log (docs/DECISIONS.md #14). Throws LogFileError when the file cannot be opened. */
 export function openToolLog(path: string): NdjsonFile {
   return openNdjsonFile(path, 'tool log', (line) => line);
 }

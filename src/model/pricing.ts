@@ -172,7 +172,7 @@ export function costUSD(model: string, usage: Usage): number {
   );
 }
 
-/** One entry of the result message's `modelUsage` (CC-COMPAT §4). */
+/** One entry of the result message's `modelUsage` (docs/CC-COMPAT.md §4). */
 export interface ModelUsageEntry {
   inputTokens: number;
   outputTokens: number;

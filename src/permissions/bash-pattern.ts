@@ -1,5 +1,5 @@
 /**
- * The text of a Bash rule, compiled (CC-COMPAT §2.3, current syntax):
+ * The text of a Bash rule, compiled (docs/CC-COMPAT.md §2.3, current syntax):
  *
  *   - no `*`: an exact match against the whitespace-normalised command;
  *   - `*` anywhere matches any run of characters, spaces included (`git * main`);

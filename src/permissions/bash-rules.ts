@@ -1,5 +1,5 @@
 /**
- * Bash rules against a parsed command (DECISIONS #11; the parts come from bash-views.ts):
+ * Bash rules against a parsed command (docs/DECISIONS.md #11; the parts come from bash-views.ts):
  *
  *   allow — every part must match. An opaque part, a redirection only known at run time and a
  *           file write never match, unless the rule spells the same write redirections out

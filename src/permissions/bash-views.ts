@@ -1,5 +1,5 @@
 /**
- * What Bash rules are compared with (DECISIONS #11). A command line is parsed once by the shell
+ * What Bash rules are compared with (docs/DECISIONS.md #11). A command line is parsed once by the shell
  * parser (shell/parse-command.ts) into every simple command it runs — list and pipeline
  * members, `$( … )`, backticks, process substitutions, `bash -c` / `eval` scripts — and each
  * becomes a CommandPart:

@@ -1,5 +1,5 @@
 /**
- * Commands that run another command (CC-COMPAT §2.3, DECISIONS #11).
+ * Commands that run another command (docs/CC-COMPAT.md §2.3, docs/DECISIONS.md #11).
  *
  * Two lists:
  *   - wrappers seen through by every rule kind, because they run the wrapped command unchanged:

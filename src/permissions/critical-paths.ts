@@ -1,5 +1,5 @@
 /**
- * Removals nothing approves in CI, not even bypassPermissions (CC-COMPAT §2.4, "Critical-path
+ * Removals nothing approves in CI, not even bypassPermissions (docs/CC-COMPAT.md §2.4, "Critical-path
  * rm"): `rm`, `rmdir` or `unlink` of `/`, a top-level directory (`/usr`, `/home`), the home
  * directory, the project directory or one of its parents, or everything in a directory known only
  * at run time (`rm -rf "$DIR"/*`, which is `rm -rf /*` when DIR is empty). Claude Code asks a

@@ -4,14 +4,14 @@
  * Order (strictest first, independent of rule order):
  *   1. the floors (floors.ts: writes outside the workspace, deny rules, critical removals, the
  *      judges, protected paths, plan mode) — checked before anything may ask or allow, so that
- *      no ask rule, hook answer, mode, allow rule or `onAsk` answer lifts them (DECISIONS #19)
+ *      no ask rule, hook answer, mode, allow rule or `onAsk` answer lifts them (docs/DECISIONS.md #19)
  *   2. a hook's deny
  *   3. ask rules, a hook's ask, and tools that need a human (requiresUserInteraction)
- *   4. a hook's allow — it skips what follows, never a floor or an ask (DECISIONS #5)
+ *   4. a hook's allow — it skips what follows, never a floor or an ask (docs/DECISIONS.md #5)
  *   5. mode — bypassPermissions allows; acceptEdits allows edits inside
  *   6. allow rules
  *   7. the mode's default — read-only calls inside the workspace are allowed, the rest asks
- * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (DECISIONS #9); an
+ * An "ask" has nobody to answer in CI and resolves to the policy's askDefault (docs/DECISIONS.md #9); an
  * ask answered allow names the policy entry that answered.
  */
 import type { FloorRequest, Verdict } from './floors.js';

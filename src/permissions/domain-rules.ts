@@ -1,5 +1,5 @@
 /**
- * WebFetch(domain:host) rules (CC-COMPAT §2.5). The call's ruleContent is `domain:<hostname>`.
+ * WebFetch(domain:host) rules (docs/CC-COMPAT.md §2.5). The call's ruleContent is `domain:<hostname>`.
  * Host names compare case-insensitively (in their ASCII form, so an IDN rule meets its punycode
  * host); `*.example.com` covers subdomains at any depth but not example.com itself; `domain:*`
  * covers every host. A specifier in another form, or a call without a host, never allows and

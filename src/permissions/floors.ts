@@ -1,5 +1,5 @@
 /**
- * The floors (DECISIONS #19): refusals evaluated before anything may ask or allow, so that no ask
+ * The floors (docs/DECISIONS.md #19): refusals evaluated before anything may ask or allow, so that no ask
  * rule, hook answer, mode, allow rule or `onAsk` answer lifts them. In order (the first that
  * holds names the refusal):
  *   1. deny rules

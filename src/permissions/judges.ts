@@ -1,5 +1,5 @@
 /**
- * What judges the run (DECISIONS #18): the files that decide what the agent may do, or that run
+ * What judges the run (docs/DECISIONS.md #18): the files that decide what the agent may do, or that run
  * with the repository's secrets after it. None of them is the agent's to change, in any mode:
  *
  *   - in every workspace root: `.claude/` (settings, hooks, agents, commands), `.mcp.json`,

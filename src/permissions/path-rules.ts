@@ -1,5 +1,5 @@
 /**
- * Read and Edit rules: gitignore-style paths (CC-COMPAT §2.4, DECISIONS #12).
+ * Read and Edit rules: gitignore-style paths (docs/CC-COMPAT.md §2.4, docs/DECISIONS.md #12).
  *
  * Anchors:
  *   `//abs/path`       the filesystem root

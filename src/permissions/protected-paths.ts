@@ -1,5 +1,5 @@
 /**
- * Paths no rule, hook or mode but bypassPermissions lets a tool change (CC-COMPAT §2.7): the
+ * Paths no rule, hook or mode but bypassPermissions lets a tool change (docs/CC-COMPAT.md §2.7): the
  * directories and files that make programs run or configure the tools that judge the agent —
  * `.git` (hooks, config), `.claude` (settings, hooks), `.husky`, editor and container configs,
  * shell start-up files, `.npmrc`, `.mcp.json`. Claude Code asks a person before such a write; in

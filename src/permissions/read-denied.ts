@@ -1,7 +1,7 @@
 /**
- * What the search tools hide (ToolContext.isReadDenied; CC-COMPAT §2.4: "Deny rules hide files
+ * What the search tools hide (ToolContext.isReadDenied; docs/CC-COMPAT.md §2.4: "Deny rules hide files
  * from results"). A file is hidden when a Read(…) deny rule with a path would deny a Read of it.
- * A bare `Read` deny removes the Read tool (CC-COMPAT §2.2); it does not empty every search.
+ * A bare `Read` deny removes the Read tool (docs/CC-COMPAT.md §2.2); it does not empty every search.
  * Edit(…) deny rules hide nothing: they forbid changes, not reads.
  *
  * The path is taken as given, without resolving symlinks: both search engines skip symlinked

@@ -1,5 +1,5 @@
 /**
- * Rule parsing and matching (CC-COMPAT §2.2–2.5, DECISIONS #11, #12).
+ * Rule parsing and matching (docs/CC-COMPAT.md §2.2–2.5, docs/DECISIONS.md #11, #12).
  *
  * Naming a tool:
  *   `Tool`, `Tool(*)`    every call of the tool, by its name or an alias (`Task` ≡ `Agent`);
@@ -125,7 +125,7 @@ export function ruleNamesTool(
     return names.some((name) => nameGlob(ruleName).test(name));
   }
   if (names.includes(ruleName)) return true;
-  // mcp__server names every tool of the server (CC-COMPAT §2.5).
+  // mcp__server names every tool of the server (docs/CC-COMPAT.md §2.5).
   return (
     rule.content === undefined &&
     ruleName.startsWith('mcp__') &&

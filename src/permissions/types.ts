@@ -23,7 +23,7 @@ export interface PermissionRule {
   /** Where the rule came from: a file path, `--allowedTools`, `--disallowedTools`, … */
   source: string;
   /**
-   * The directory a `/path` specifier is relative to (CC-COMPAT §2.4): the project root for
+   * The directory a `/path` specifier is relative to (docs/CC-COMPAT.md §2.4): the project root for
    * `.claude/settings.json`, the file's directory for `--settings FILE`, `~/.claude` for user
    * settings, the original cwd for flags. Absent: the project directory.
    */
@@ -35,7 +35,7 @@ export interface PermissionPolicy {
   allow: readonly PermissionRule[];
   deny: readonly PermissionRule[];
   ask: readonly PermissionRule[];
-  /** What an unanswerable ask becomes (DECISIONS #9): deny unless the policy says allow. */
+  /** What an unanswerable ask becomes (docs/DECISIONS.md #9): deny unless the policy says allow. */
   askDefault: 'allow' | 'deny';
   /** Per tool (by name or alias), overriding askDefault: e.g. Edit → allow, Bash → deny. */
   askDefaultByTool?: Readonly<Record<string, 'allow' | 'deny'>>;

@@ -1,5 +1,5 @@
 /**
- * What an ask becomes for one tool in CI (DECISIONS #9): the policy's per-tool entry, else its
+ * What an ask becomes for one tool in CI (docs/DECISIONS.md #9): the policy's per-tool entry, else its
  * default. `Task` is looked up as `Agent`; an `mcp__server` entry covers that server's tools.
  */
 import { TOOL_ALIASES } from './claude-code-names.js';

@@ -1,6 +1,6 @@
 /**
  * Names Claude Code knows that ci-agent does not act on, so messages can say "not supported"
- * instead of "unknown" (CC-COMPAT §1.1, §1.10, §2.1), and the tool aliases of DECISIONS #1 (the
+ * instead of "unknown" (docs/CC-COMPAT.md §1.1, §1.10, §2.1), and the tool aliases of docs/DECISIONS.md #1 (the
  * tool names themselves come from the tools: tool-names.ts).
  */
 import { compileMatcher } from '../hooks/matcher.js';
@@ -51,7 +51,7 @@ export const TOOL_MATCHER_EVENTS: readonly string[] = [
 /** Events whose matcher Claude Code ignores: nothing to match on. */
 export const EVENTS_WITHOUT_MATCHER: readonly string[] = ['Stop', 'UserPromptSubmit'];
 
-/** Tool names in rules and hook matchers that name another tool (DECISIONS #1). */
+/** Tool names in rules and hook matchers that name another tool (docs/DECISIONS.md #1). */
 export const TOOL_ALIASES: Readonly<Record<string, string>> = { Task: 'Agent' };
 
 /** Why a hook matcher can never match, or undefined when it can (the runner's own compiler). */

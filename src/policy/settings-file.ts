@@ -19,7 +19,7 @@ import type { PolicyLayer, SourceText } from './types.js';
 
 const TOP_KEYS = ['permissions', 'hooks', 'env'];
 const PERMISSION_KEYS = ['allow', 'deny', 'ask', 'defaultMode', 'additionalDirectories'];
-/** `manual` is current Claude Code's name for `default` (CC-COMPAT §2.1). */
+/** `manual` is current Claude Code's name for `default` (docs/CC-COMPAT.md §2.1). */
 const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default' };
 /** Modes ci-agent cannot reproduce; ignoring them leaves the stricter default. */
 const UNAVAILABLE_MODES = ['auto'];

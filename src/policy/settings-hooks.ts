@@ -1,6 +1,6 @@
 /**
  * The `hooks` of a Claude Code settings file, read as Claude Code reads them: an unknown event or
- * a malformed entry is skipped with a warning and never invalidates the file (CC-COMPAT §1.1).
+ * a malformed entry is skipped with a warning and never invalidates the file (docs/CC-COMPAT.md §1.1).
  */
 import type {
   HookEventName,

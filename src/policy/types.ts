@@ -37,7 +37,7 @@ export interface SourceText {
 export type AskBehavior = 'allow' | 'deny';
 
 export interface AskResolution {
-  /** What an ask becomes when no per-tool entry applies (DECISIONS #9). */
+  /** What an ask becomes when no per-tool entry applies (docs/DECISIONS.md #9). */
   default: AskBehavior;
   /** Per tool name; look up with `askBehaviorFor`, which checks own properties only. */
   byTool: Readonly<Record<string, AskBehavior>>;

@@ -1,6 +1,6 @@
 /**
  * The shell command model shared by the Bash tool (read-only classification, exit-code meaning)
- * and the permission policy (DECISIONS #11). `parseCommand` turns a command line into the simple
+ * and the permission policy (docs/DECISIONS.md #11). `parseCommand` turns a command line into the simple
  * commands it runs, in source order:
  *
  *   1. lists and pipelines (`&& || ; | |& &`, newlines) are split into their simple commands
@@ -21,7 +21,7 @@ import type { ParseResult, SimpleCommand, Word } from './types.js';
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_SCRIPT_DEPTH = 8;
-/** Longer commands are not analysed (the policy makes them ask; CC-COMPAT §2.3 uses 10 000). */
+/** Longer commands are not analysed (the policy makes them ask; docs/CC-COMPAT.md §2.3 uses 10 000). */
 const MAX_SOURCE_LENGTH = 100_000;
 
 /**

@@ -1,6 +1,6 @@
 /**
  * What the model has seen of each file, for the read-before-write and staleness guards
- * (DECISIONS #2 and #3). Keyed by absolute path.
+ * (docs/DECISIONS.md #2 and #3). Keyed by absolute path.
  *
  * A record keeps the line ranges the model has read and the file's mtime and content at that
  * moment. A file counts as fully read when the ranges cover every line. Our own writes (Edit,

@@ -1,7 +1,7 @@
 /**
  * Path handling shared by the file tools. Paths from the model are expected absolute; a relative
  * one is taken against the project directory, `~` against the home directory. Symlinks are
- * resolved for the workspace check (DECISIONS #12): a link inside pointing outside is outside,
+ * resolved for the workspace check (docs/DECISIONS.md #12): a link inside pointing outside is outside,
  * dangling or not.
  */
 import { readlinkSync } from 'node:fs';

@@ -40,7 +40,7 @@ export interface PermissionRequest {
   readsOutside?: readonly string[];
   /**
    * Files a command names as it runs (Bash: `cat F`, `> F`, `cp A B`), for Read(…) and Edit(…)
-   * deny and ask rules (CC-COMPAT §2.4). Unlike `paths` they play no part in the workspace check
+   * deny and ask rules (docs/CC-COMPAT.md §2.4). Unlike `paths` they play no part in the workspace check
    * or the mode default: they can only add a denial to what the command is allowed as a command.
    */
   fileOperands?: readonly FileOperand[];
@@ -101,12 +101,12 @@ export interface ToolContext {
   readonly fileState: FileStateCache;
   readonly signal: AbortSignal;
   readonly toolUseId: string;
-  /** Environment for child processes, with secrets removed (DECISIONS #16). */
+  /** Environment for child processes, with secrets removed (docs/DECISIONS.md #16). */
   readonly env: Readonly<Record<string, string>>;
   /** Path of a ripgrep binary, or null to use the built-in search. */
   readonly ripgrepPath: string | null;
   /**
-   * Whether the policy's Read deny rules cover this absolute path (CC-COMPAT §2.4). The search
+   * Whether the policy's Read deny rules cover this absolute path (docs/CC-COMPAT.md §2.4). The search
    * tools leave such files out of their results and say how many; absent: nothing is hidden.
    */
   readonly isReadDenied?: (absolutePath: string) => boolean;
@@ -269,7 +269,7 @@ export function toModelJsonSchema(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
-/** The error text the model sees for failures it can correct (CC-COMPAT §3, general conventions). */
+/** The error text the model sees for failures it can correct (docs/CC-COMPAT.md §3, general conventions). */
 export function toolUseError(message: string): string {
   return `<tool_use_error>${message}</tool_use_error>`;
 }

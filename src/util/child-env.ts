@@ -1,6 +1,6 @@
 /**
  * The environment given to tool processes and hooks: the parent's, minus the secrets a model
- * could exfiltrate through a command it writes (DECISIONS #16). A policy may pass names back.
+ * could exfiltrate through a command it writes (docs/DECISIONS.md #16). A policy may pass names back.
  */
 
 const SECRET_NAMES = new Set([

@@ -1,6 +1,6 @@
 /**
  * Agent (formerly Task): starts a subagent, a nested loop with a fresh conversation and a
- * restricted tool set, and returns only its final text and usage (CC-COMPAT §3 "Task → Agent").
+ * restricted tool set, and returns only its final text and usage (docs/CC-COMPAT.md §3 "Task → Agent").
  * The loop itself is the session's (ToolContext.runSubagent, agent/subagent.ts); this file is the
  * model's side of it: the schema, the agent types, the declarations and the result.
  *

@@ -1,5 +1,5 @@
 /**
- * The Bash tool (CC-COMPAT §3 Bash). Each call runs one `bash -c` in a process group of its own;
+ * The Bash tool (docs/CC-COMPAT.md §3 Bash). Each call runs one `bash -c` in a process group of its own;
  * only the working directory carries over to the next call, and only inside the workspace.
  *
  * A call: limits from the environment → script wrapped so that the shell reports its final cwd →

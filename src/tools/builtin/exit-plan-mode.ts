@@ -1,9 +1,9 @@
 /**
- * ExitPlanMode: the model presents its plan and asks to leave plan mode (CC-COMPAT §3, §2.7).
+ * ExitPlanMode: the model presents its plan and asks to leave plan mode (docs/CC-COMPAT.md §3, §2.7).
  *
  * Interactively a person approves the plan. In CI nobody can, so the tool needs a person
  * (requiresUserInteraction) and its request is an ask resolved by the policy like any other
- * (DECISIONS #9: `onAsk.tools.ExitPlanMode`, else `onAsk.default`, which is deny). Only when the
+ * (docs/DECISIONS.md #9: `onAsk.tools.ExitPlanMode`, else `onAsk.default`, which is deny). Only when the
  * call is allowed does call() run, and it moves the session out of plan mode for the rest of the
  * run, to the mode the session names for after the plan (`default` unless set).
  *

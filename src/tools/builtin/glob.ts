@@ -5,7 +5,7 @@
  * absolute pattern) is joined to the directory searched, so that permission checks see the
  * directory actually listed. Like Claude Code's Glob, .gitignore is not applied; hidden files
  * are listed; `.git` internals are not. Symbolic links are not followed. Files Read deny rules
- * cover are left out, with a note saying how many (CC-COMPAT §2.4).
+ * cover are left out, with a note saying how many (docs/CC-COMPAT.md §2.4).
  *
  * The names are matched in the search worker (search/worker-search.ts), not on the main thread:
  * globs become backtracking regular expressions, and `*a*a*a*a*a*a*b` against one long name would

@@ -1,5 +1,5 @@
 /**
- * NotebookEdit: replaces, inserts or deletes one cell of a Jupyter notebook (CC-COMPAT §3).
+ * NotebookEdit: replaces, inserts or deletes one cell of a Jupyter notebook (docs/CC-COMPAT.md §3).
  *
  * The checks live in notebook/notebook-edit-plan.ts and run twice: in validateInput, so the model
  * gets its mistakes back before hooks and permissions run, and in call(), on the file as it is

@@ -2,8 +2,8 @@
  * Read: a file's text with line numbers, or an image as an image block.
  *
  * validateInput refuses what cannot be shown (missing, directory, binary, too large); call() reads,
- * records what the model saw in the file state (for Edit/Write, DECISIONS #2/#3) and returns the
- * structured result; the mapping renders the numbered view (DECISIONS #13).
+ * records what the model saw in the file state (for Edit/Write, docs/DECISIONS.md #2/#3) and returns the
+ * structured result; the mapping renders the numbered view (docs/DECISIONS.md #13).
  */
 import { readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';

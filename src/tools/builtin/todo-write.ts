@@ -1,5 +1,5 @@
 /**
- * TodoWrite: the model's task list (CC-COMPAT §3). Each call replaces the whole list; the session
+ * TodoWrite: the model's task list (docs/CC-COMPAT.md §3). Each call replaces the whole list; the session
  * keeps it (ToolContext.todos) and the structured output `{oldTodos, newTodos}` reaches the tool
  * log through the tool-result event, which is where the run report reads it from.
  *

@@ -1,5 +1,5 @@
 /**
- * WebFetch: one web page, read for the model (CC-COMPAT §3).
+ * WebFetch: one web page, read for the model (docs/CC-COMPAT.md §3).
  *
  * 1. validateInput: the URL must parse, be http(s) and carry no credentials; http becomes https.
  * 2. checkPermissions: `domain:<host>`. The pipeline asks the deny rules before anything else,

@@ -5,7 +5,7 @@
  * pipeline uses, and the answer holds for the whole run.
  *
  * Safe in CI by default: it is offered only when something positively allows it — an allow rule
- * naming `WebSearch` (bare name; CC-COMPAT §2.5), bypassPermissions, or an ask the policy
+ * naming `WebSearch` (bare name; docs/CC-COMPAT.md §2.5), bypassPermissions, or an ask the policy
  * resolves to allow. The mode default ("read-only calls are allowed") is not enough, because a
  * query carries text off the machine. A deny rule, or an ask resolved to deny, keeps it out.
  */

@@ -2,7 +2,7 @@
  * Write: creates a file or replaces one wholesale.
  *
  * A new file needs nothing; an existing one must have been read in full and be unchanged since
- * (DECISIONS #2/#3). The content is written verbatim (no line-ending conversion); an existing
+ * (docs/DECISIONS.md #2/#3). The content is written verbatim (no line-ending conversion); an existing
  * file keeps its encoding (BOM, UTF-16). The new state is recorded so the model may edit on.
  */
 import { stat } from 'node:fs/promises';

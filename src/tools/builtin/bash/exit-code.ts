@@ -1,5 +1,5 @@
 /**
- * Exit statuses that report a finding rather than a failure (CC-COMPAT §3 Bash): exit 1 of a
+ * Exit statuses that report a finding rather than a failure (docs/CC-COMPAT.md §3 Bash): exit 1 of a
  * search that found nothing, of a comparison that found differences. Only a command line that is
  * one simple command counts; in a pipeline or list the status belongs to another command.
  */

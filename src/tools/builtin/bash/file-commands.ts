@@ -1,6 +1,6 @@
 /**
  * Which words of a command name files it reads or writes, for the programs whose arguments are
- * well known (CC-COMPAT §2.4: "recognized Bash file commands"). One row per program: how its
+ * well known (docs/CC-COMPAT.md §2.4: "recognized Bash file commands"). One row per program: how its
  * operands are used, which options take a value (so that `head -n 5 f` reads `f`, not `5`) and
  * which option values are files (`sort -o out`, `grep -f pats`).
  *

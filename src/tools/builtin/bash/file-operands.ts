@@ -1,6 +1,6 @@
 /**
  * The files a Bash command reads or writes through its own words, for Read(…) and Edit(…) deny
- * and ask rules (CC-COMPAT §2.4: deny rules "also apply to recognized Bash file commands … but
+ * and ask rules (docs/CC-COMPAT.md §2.4: deny rules "also apply to recognized Bash file commands … but
  * not to arbitrary subprocesses"). Best effort and one-sided: an operand can only add a denial,
  * so where a word is ambiguous it is taken for a file.
  *

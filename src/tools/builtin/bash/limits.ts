@@ -1,5 +1,5 @@
 /**
- * Bash limits (CC-COMPAT §3 Bash), overridable through the environment the session gives tools:
+ * Bash limits (docs/CC-COMPAT.md §3 Bash), overridable through the environment the session gives tools:
  * BASH_DEFAULT_TIMEOUT_MS, BASH_MAX_TIMEOUT_MS (never below the default) and
  * BASH_MAX_OUTPUT_LENGTH (capped at 150 000).
  */

@@ -1,5 +1,5 @@
 /**
- * Shapes a command's output for the model (CC-COMPAT §3 Bash): each stream keeps its head up to
+ * Shapes a command's output for the model (docs/CC-COMPAT.md §3 Bash): each stream keeps its head up to
  * the output limit with a note counting the lines cut; the model text is stdout, then stderr,
  * under an `Exit code N` line for a failure; failure text above 10 000 characters keeps its head
  * and tail.

@@ -1,6 +1,6 @@
 /**
  * Which Bash commands change nothing, for isReadOnly / isConcurrencySafe and the default mode's
- * auto-allow (DECISIONS #10). An allowlist: a command is read-only only when it parses and every
+ * auto-allow (docs/DECISIONS.md #10). An allowlist: a command is read-only only when it parses and every
  * simple command in it is a known reader with arguments known to be safe. If in doubt, false.
  * Read-only is not yet inside: the auto-allow also needs all the command reads to be in the
  * workspace (read-scope.ts).

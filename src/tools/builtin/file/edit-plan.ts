@@ -4,7 +4,7 @@
  *
  * Order, as the reference CLI checks: no-op edit → a symbolic link (links.ts, not written
  * through) → create via empty old_string → missing file → notebook → not read → stale → not
- * found → ambiguous → edited lines not seen (DECISIONS #2).
+ * found → ambiguous → edited lines not seen (docs/DECISIONS.md #2).
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The line-numbered view Read returns: `<n>\t<text>` per line, no padding (the compact form the
- * reference CLI prints, DECISIONS #13). Over-long lines are cut and marked so the model knows;
+ * reference CLI prints, docs/DECISIONS.md #13). Over-long lines are cut and marked so the model knows;
  * `fullLengths` gives the length of lines that arrive cut already (by line number).
  */
 export function formatNumberedLines(

@@ -1,5 +1,5 @@
 /**
- * Read-before-write (DECISIONS #2) and staleness (DECISIONS #3) checks shared by Write and Edit.
+ * Read-before-write (docs/DECISIONS.md #2) and staleness (docs/DECISIONS.md #3) checks shared by Write and Edit.
  * Each returns the message for the model, or undefined when the write may go ahead.
  */
 import type { FileStateCache } from '../../file-state.js';

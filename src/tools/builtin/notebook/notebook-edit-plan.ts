@@ -4,7 +4,7 @@
  *
  * Order: not a notebook → insert without cell_type → no cell_id to replace or delete → a
  * symbolic link (links.ts, not written through) → missing file → not read in full, or changed
- * since (DECISIONS #2/#3) → not a notebook inside → unknown cell. The notebook was shown whole by Read, so a full read is required, as for Write.
+ * since (docs/DECISIONS.md #2/#3) → not a notebook inside → unknown cell. The notebook was shown whole by Read, so a full read is required, as for Write.
  */
 import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * Files the policy's Read deny rules hide from Glob and Grep (ToolContext.isReadDenied;
- * CC-COMPAT §2.4). The tools leave them out and say how many, so that the model knows a search
+ * docs/CC-COMPAT.md §2.4). The tools leave them out and say how many, so that the model knows a search
  * was narrowed and does not conclude the files are absent.
  */
 

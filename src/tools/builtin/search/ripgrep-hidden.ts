@@ -1,5 +1,5 @@
 /**
- * Read deny rules with the ripgrep engine (CC-COMPAT §3 Grep: "Permission-denied paths are
+ * Read deny rules with the ripgrep engine (docs/CC-COMPAT.md §3 Grep: "Permission-denied paths are
  * excluded via `--glob !...`"). The rules are gitignore-style patterns anchored at several
  * places, which rg's globs cannot all express, so the excluded paths are found rather than
  * translated:
