@@ -136,9 +136,13 @@ describe('src/permissions/ does no I/O', () => {
     'node:https',
     'execa',
   ])('may not import %s', async (specifier) => {
+    // child_process and execa are refused everywhere but src/process/ too (a rule of its own).
     expect(
       await lint(`import * as io from '${specifier}';\nexport { io };\n`, 'src/permissions/x.ts'),
-    ).toEqual([{ rule: 'no-restricted-imports', message: expect.stringMatching(NO_IO) as string }]);
+    ).toContainEqual({
+      rule: 'no-restricted-imports',
+      message: expect.stringMatching(NO_IO) as string,
+    });
   });
 
   it('may not call fetch, nor import() an I/O module', async () => {
