@@ -1,0 +1,1 @@
+export * from '../168.index.js';

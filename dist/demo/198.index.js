@@ -1,0 +1,1 @@
+export * from '../198.index.js';

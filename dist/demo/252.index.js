@@ -1,0 +1,1 @@
+export * from '../252.index.js';

@@ -1,0 +1,1 @@
+export * from '../269.index.js';

@@ -1,0 +1,1 @@
+export * from '../33.index.js';

@@ -1,0 +1,1 @@
+export * from '../416.index.js';

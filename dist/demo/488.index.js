@@ -1,0 +1,1 @@
+export * from '../488.index.js';

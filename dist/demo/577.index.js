@@ -1,0 +1,1 @@
+export * from '../577.index.js';

@@ -1,0 +1,1 @@
+export * from '../830.index.js';
