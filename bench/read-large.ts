@@ -9,12 +9,11 @@
  *    (e.g. `git archive <rev> src | tar -x -C /tmp/base`, the implementation that loaded files).
  * Target: the peak within 150 MiB of the baseline.
  */
-import { execFile } from 'node:child_process';
+import { execa } from 'execa';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { fmt, median, printTable } from './stats.js';
 
 const FILE_BYTES = 120 * 1024 * 1024;
@@ -37,7 +36,7 @@ function generate(path: string): number {
 
 async function measure(src: string, file: string) {
   const started = performance.now();
-  const { stdout } = await promisify(execFile)(
+  const { stdout } = await execa(
     process.execPath,
     ['--import', 'tsx', CHILD, src, file, '10', '1'],
     { maxBuffer: 16 * MIB },

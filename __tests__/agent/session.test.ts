@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../src/agent/session.js';
@@ -82,7 +82,7 @@ describe('runSession', () => {
   describe('when the agent writes a protected path', () => {
     it('refuses it in acceptEdits mode with an Edit allow rule, and says why', async () => {
       workspace = makeWorkspace('ci-agent-session-');
-      execFileSync('git', ['init', '-q'], { cwd: workspace.root });
+      execaSync('git', ['init', '-q'], { cwd: workspace.root });
       const hook = workspace.path('.git/hooks/post-commit');
       server = await startReplayServer({
         apiKey: 'sk-test',

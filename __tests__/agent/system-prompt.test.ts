@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   branchOf,
@@ -13,7 +13,7 @@ let workspace: Workspace | undefined;
 afterEach(() => workspace?.cleanup());
 
 function git(root: string, ...args: string[]) {
-  execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root });
+  execaSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: root });
 }
 
 describe('gatherEnvironment', () => {
@@ -33,7 +33,7 @@ describe('gatherEnvironment', () => {
     expect(environment.git?.branch).toBe('work');
     expect(environment.git?.status).toBe('?? b.txt');
     expect(environment.git?.recentCommits).toMatch(/^[0-9a-f]+ first commit$/);
-    const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: workspace.root }).toString();
+    const head = execaSync('git', ['rev-parse', 'HEAD'], { cwd: workspace.root }).stdout;
     expect(environment.git?.headSha).toBe(head.trim());
   });
 

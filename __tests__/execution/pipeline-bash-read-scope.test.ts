@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { executeSingleToolUse } from '../../src/execution/pipeline.js';
@@ -28,9 +28,9 @@ describe('executeSingleToolUse with read-only Bash in default mode', () => {
     writeFileSync(home.path('.ssh/id_ed25519'), 'PRIVATE KEY\n');
     mkdirSync(workspace.path('src'));
     writeFileSync(workspace.path('src/a.ts'), 'const foo = 1;\n');
-    execFileSync('git', ['init', '-q', workspace.root]);
-    execFileSync('git', ['add', '.'], { cwd: workspace.root });
-    execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
+    execaSync('git', ['init', '-q', workspace.root]);
+    execaSync('git', ['add', '.'], { cwd: workspace.root });
+    execaSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
     // The red-team layout (default-fake-gitdir-fsmonitor): a git dir whose fsmonitor is a trap.
     mkdirSync(workspace.path('tools/objects'), { recursive: true });
     mkdirSync(workspace.path('tools/refs'));
@@ -131,15 +131,15 @@ describe('executeSingleToolUse with read-only Bash in default mode', () => {
   describe('when the cwd moves into a nested repository whose config names a textconv program', () => {
     it('asks for git diff there, and the textconv trap never runs', async () => {
       const lib = workspace.path('vendor/lib');
-      execFileSync('git', ['init', '-q', lib]);
+      execaSync('git', ['init', '-q', lib]);
       writeFileSync(`${lib}/.gitattributes`, 'a.txt diff=evil\n');
       writeFileSync(`${lib}/a.txt`, 'one\n');
-      execFileSync('git', ['add', '.'], { cwd: lib });
-      execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: lib });
-      execFileSync('git', ['config', 'diff.evil.textconv', `touch '${marker}'; cat`], { cwd: lib });
+      execaSync('git', ['add', '.'], { cwd: lib });
+      execaSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: lib });
+      execaSync('git', ['config', 'diff.evil.textconv', `touch '${marker}'; cat`], { cwd: lib });
       writeFileSync(`${lib}/a.txt`, 'two\n');
       // The trap is real: git diff there runs it.
-      execFileSync('git', ['diff'], { cwd: lib, env: buildChildEnv(process.env) });
+      execaSync('git', ['diff'], { cwd: lib, env: buildChildEnv(process.env), extendEnv: false });
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
 

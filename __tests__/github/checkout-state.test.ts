@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   onBranch,
@@ -14,9 +14,10 @@ let workspace: Workspace | undefined;
 afterEach(() => workspace?.cleanup());
 
 function git(root: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {
+  return execaSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], {
     cwd: root,
-  }).toString();
+    stripFinalNewline: false,
+  }).stdout;
 }
 
 async function repository(files: Record<string, string>): Promise<Workspace> {

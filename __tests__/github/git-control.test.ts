@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import {
   mkdirSync,
   mkdtempSync,
@@ -26,7 +26,7 @@ function setup() {
   const home = join(root, 'home');
   mkdirSync(workspace);
   mkdirSync(home);
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: workspace });
+  execaSync('git', ['init', '-q', '-b', 'main'], { cwd: workspace });
   const env = { HOME: home, PATH: process.env.PATH };
   return { root, workspace, home, env, config: join(workspace, '.git', 'config') };
 }
@@ -91,13 +91,13 @@ describe('git control files', () => {
 
   it('follows a .git file to a worktree and guards the common config', async () => {
     const { root, workspace, env, config } = setup();
-    execFileSync(
+    execaSync(
       'git',
       ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'],
       { cwd: workspace },
     );
     const worktree = join(root, 'worktree');
-    execFileSync('git', ['worktree', 'add', '-q', worktree], { cwd: workspace });
+    execaSync('git', ['worktree', 'add', '-q', worktree], { cwd: workspace });
     const original = readFileSync(config, 'utf8');
     const snapshot = await snapshotGitControl(worktree, env);
     writeFileSync(config, `${original}[core]\n\thooksPath = /tmp/evil\n`);

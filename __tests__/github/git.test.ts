@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +26,7 @@ function temp(prefix: string): string {
   return dir;
 }
 
-const sh = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+const sh = (cwd: string, ...args: string[]) => execaSync('git', args, { cwd }).stdout.trim();
 
 /** A bare origin with one commit on main, and a clone of it (the runner's checkout). */
 function originAndClone() {
@@ -150,7 +149,7 @@ describe('the git commands ci-agent runs itself', () => {
     await push(git, { branch: 'ci-agent/issue-8' });
 
     expect(patch).toContain('+2');
-    expect(() => execFileSync('cat', [canary], { stdio: 'pipe' })).toThrow();
+    expect(() => execaSync('cat', [canary], { stdio: 'pipe' })).toThrow();
   });
 
   it('do not see the secrets of the environment they are started from', async () => {

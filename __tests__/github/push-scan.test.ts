@@ -4,7 +4,7 @@
  * temp repository (context, removed lines, attributes, quoted names, commit messages, branches).
  * Credential-shaped strings are assembled at run time so that no scanner flags this file.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -204,10 +204,9 @@ describe('scanPush', () => {
     repo = undefined;
   });
   const git = (cwd: string, ...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+    execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
       cwd,
-      encoding: 'utf8',
-    }).trim();
+    }).stdout.trim();
 
   function repository(files: Record<string, string>): { root: string; base: string } {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'ci-agent-push-scan-')));

@@ -4,7 +4,7 @@
  * lock file committed, and tables far longer than a comment holds; each rendered by GitHub's
  * parser (or remark where cmark-gfm is missing) and read as a reviewer reads it.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,10 +150,9 @@ describe('a large change', () => {
   it('lists source files first, counts node_modules and lock files, warns, and leaves their hunks out', async () => {
     const repo = temp('ci-agent-large-');
     const git = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+      execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
         cwd: repo,
-        encoding: 'utf8',
-      }).trim();
+      }).stdout.trim();
     git('init', '-q', '-b', 'main');
     mkdirSync(join(repo, 'src'));
     writeFileSync(join(repo, 'src/mean.js'), 'export const mean = (xs) => 0;\n');

@@ -2,7 +2,7 @@
  * The diff shown is the diff pushed (issue 12, item 2): real git in a temp repository whose
  * `.gitattributes` and config the agent wrote, against diffSince and showableDiff.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +17,9 @@ afterEach(() => {
 });
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+  execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
     cwd,
-    encoding: 'utf8',
-  }).trim();
+  }).stdout.trim();
 
 /** A repository with one commit; returns it and that commit. */
 function repository(files: Record<string, string | Buffer>): { root: string; base: string } {

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import {
   existsSync,
   mkdirSync,
@@ -19,10 +19,9 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 const sh = (cwd: string, ...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
+  execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {
     cwd,
-    encoding: 'utf8',
-  }).trim();
+  }).stdout.trim();
 const put = (root: string, files: Record<string, string>) => {
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });

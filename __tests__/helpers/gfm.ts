@@ -9,7 +9,7 @@
  * The sanitation is rehype-sanitize's default schema (GitHub's rules) plus what github.com also
  * keeps: `<wbr>` and `<details open>`.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import type { Element, ElementContent, Root, RootContent, Text } from 'hast';
 import { toText } from 'hast-util-to-text';
 import rehypeParse from 'rehype-parse';
@@ -30,7 +30,8 @@ const schema = {
 };
 
 /** True when GitHub's parser is installed; CI (CI=true) must have it. */
-export const hasCmarkGfm = spawnSync('cmark-gfm', ['--version'], { stdio: 'ignore' }).status === 0;
+export const hasCmarkGfm =
+  execaSync('cmark-gfm', ['--version'], { stdio: 'ignore', reject: false }).exitCode === 0;
 
 export const renderers: Renderer[] =
   hasCmarkGfm || process.env.CI === 'true' ? ['cmark-gfm', 'remark'] : ['remark'];
@@ -46,14 +47,14 @@ export function renderGfm(markdown: string, renderer: Renderer = 'cmark-gfm'): R
       .use(rehypeSanitize, schema);
     return processor.runSync(processor.parse(markdown));
   }
-  const html = execFileSync(
+  const html = execaSync(
     'cmark-gfm',
     [
       '--unsafe',
       ...['table', 'autolink', 'strikethrough', 'tasklist', 'tagfilter'].flatMap((e) => ['-e', e]),
     ],
-    { input: markdown, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
+    { input: markdown, maxBuffer: 64 * 1024 * 1024, stripFinalNewline: false },
+  ).stdout;
   const processor = unified().use(rehypeParse, { fragment: true }).use(rehypeSanitize, schema);
   return processor.runSync(processor.parse(html));
 }

@@ -9,7 +9,7 @@
  * that follows resolves to deny; `protected` — it writes a protected path (a shell start-up file),
  * which nothing but bypassPermissions allows; `outside` — it writes a file outside the workspace.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -176,8 +176,8 @@ describe('the Bash bypass corpus', () => {
     await workspace.write('canary.txt', 'canary\n');
     await workspace.write('src/keep.ts', 'export {};\n');
     await home.write('.bashrc', '# canary\n');
-    execFileSync('git', ['init', '-q'], { cwd: workspace.root, env });
-    execFileSync('git', ['status'], { cwd: workspace.root, env });
+    execaSync('git', ['init', '-q'], { cwd: workspace.root, env, extendEnv: false });
+    execaSync('git', ['status'], { cwd: workspace.root, env, extendEnv: false });
     policy = {
       mode: 'default',
       allow: [rule('Bash(echo:*)'), rule('Bash(git status)')],

@@ -2,7 +2,7 @@
  * Nothing a call starts outlives it: real commands try to escape (a session of their own, a
  * double fork, nohup, SIGTERM ignored) and the process table is read after the call.
  */
-import { spawnSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -171,9 +171,11 @@ describe('processScopeMechanism', () => {
   it.runIf(process.getuid?.() === 0)(
     'uses a PID namespace as root exactly where unshare can make one',
     () => {
-      const unshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']);
+      const unshare = execaSync('unshare', ['--pid', '--fork', '--mount-proc', 'true'], {
+        reject: false,
+      });
       expect(processScopeMechanism()).toBe(
-        unshare.status === 0 ? 'pid-namespace' : 'process-sweep',
+        unshare.exitCode === 0 ? 'pid-namespace' : 'process-sweep',
       );
     },
   );
@@ -216,12 +218,14 @@ function inNode(body: string[], env: Record<string, string>, prefix: string[] = 
   const code = [`const { runCommand } = await import(${JSON.stringify(RUN_COMMAND)});`, ...body];
   const node = [process.execPath, '--import', TSX, '--input-type=module', '-e', code.join('\n')];
   const [file, ...args] = [...prefix, ...node] as [string, ...string[]];
-  const child = spawnSync(file, args, {
+  const child = execaSync(file, args, {
     cwd: '/',
     env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env },
-    encoding: 'utf8',
+    extendEnv: false,
+    reject: false,
+    stripFinalNewline: false,
   });
-  if (child.status !== 0) throw new Error(`the child failed: ${child.stderr}`);
+  if (child.exitCode !== 0) throw new Error(`the child failed: ${child.stderr}`);
   return child.stdout;
 }
 

@@ -4,7 +4,7 @@
  * compiled module, and two builds of the same tree are the same bytes (CI compares dist/ with a
  * fresh build). Also the chunks the CLI and the demo share with the action, and the licenses.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +53,9 @@ describe('nccBundle', () => {
     expect(files[chunks[0]!]).toContain('toUpperCase');
     expect(files['index.js']).not.toContain('toUpperCase');
     expect(bytesOf(second)).toEqual(files);
-    const stdout = execFileSync(process.execPath, [join(first, 'index.js')], { encoding: 'utf8' });
+    const stdout = execaSync(process.execPath, [join(first, 'index.js')], {
+      stripFinalNewline: false,
+    }).stdout;
     expect(stdout).toBe('REPLACED AT BUILD!\n');
   }, 120_000);
 

@@ -2,13 +2,10 @@
  * Zip archives made by Info-ZIP's `zip`, a writer independent of both the artifact client's
  * (`archiver`) and our reader, from a temp directory of files.
  */
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { execa } from 'execa';
 
 /** `store`: no compression (method 0); otherwise deflate (method 8). Directories get entries too. */
 export async function zipOf(
@@ -21,7 +18,7 @@ export async function zipOf(
       await mkdir(dirname(join(dir, 'in', path)), { recursive: true });
       await writeFile(join(dir, 'in', path), content);
     }
-    await run(
+    await execa(
       'zip',
       ['-r', '-q', '-X', ...(options.store ? ['-0'] : []), join(dir, 'out.zip'), '.'],
       {

@@ -1,16 +1,13 @@
-import { execFile } from 'node:child_process';
+import { execa } from 'execa';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { symlink, utimes } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeContext, makeWorkspace, runTool } from '../../helpers/tool-harness.js';
 import type { Workspace } from '../../helpers/tool-harness.js';
 import { readTool } from '../../../src/tools/builtin/read.js';
 import type { ReadOutput } from '../../../src/tools/builtin/read.js';
 import type { ToolContext } from '../../../src/tools/tool.js';
-
-const execFileAsync = promisify(execFile);
 
 // A valid 1×1 PNG.
 const PNG_BYTES = Buffer.from(
@@ -45,7 +42,7 @@ function writeLargeFile(path: string, bytes: number): number {
 async function readInChildProcess(path: string, offset: number, limit: number) {
   const child = fileURLToPath(new URL('../../../bench/read-peak-child.ts', import.meta.url));
   const src = fileURLToPath(new URL('../../../src', import.meta.url));
-  const { stdout } = await execFileAsync(process.execPath, [
+  const { stdout } = await execa(process.execPath, [
     '--import',
     'tsx',
     child,

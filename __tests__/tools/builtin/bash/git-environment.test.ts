@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bashTool } from '../../../../src/tools/builtin/bash.js';
@@ -77,14 +77,14 @@ describe('withGitPins', () => {
     beforeEach(() => {
       workspace = makeWorkspace('ci-agent-git-pins-');
       marker = workspace.path('pwned');
-      execFileSync('git', ['init', '-q', workspace.root]);
+      execaSync('git', ['init', '-q', workspace.root]);
     });
     afterEach(() => workspace.cleanup());
 
     /** A program that leaves the marker: what a trap would run. */
     const trap = () => `touch '${marker}'; false`;
     const git = (cwd: string, args: string[], env: Record<string, string>) =>
-      spawnSync('git', args, { cwd, env, encoding: 'utf8' });
+      execaSync('git', args, { cwd, env, extendEnv: false, reject: false });
     const plainEnv = () => buildChildEnv(process.env);
 
     /** The red-team layout: a git dir with bare = false and worktree = .. in the repository. */
@@ -112,26 +112,31 @@ describe('withGitPins', () => {
 
     it('overrides core.fsmonitor in a repository config and in a file it includes', () => {
       writeFileSync(workspace.path('evil.cfg'), `[core]\n\tfsmonitor = "${trap()}"\n`);
-      execFileSync('git', ['config', 'include.path', workspace.path('evil.cfg')], {
+      execaSync('git', ['config', 'include.path', workspace.path('evil.cfg')], {
         cwd: workspace.root,
       });
       git(workspace.root, ['status'], plainEnv());
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
       const pinned = git(workspace.root, ['status'], withGitPins(plainEnv(), 'git status'));
-      expect(pinned.status).toBe(0);
+      expect(pinned.exitCode).toBe(0);
       expect(existsSync(marker)).toBe(false);
     });
 
     it('keeps a pager named by the repository from running, even on a terminal', () => {
       writeFileSync(workspace.path('a.txt'), 'a\n');
-      execFileSync('git', ['add', 'a.txt'], { cwd: workspace.root });
-      execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
-      execFileSync('git', ['config', 'pager.log', trap()], { cwd: workspace.root });
-      execFileSync('git', ['config', 'core.pager', trap()], { cwd: workspace.root });
+      execaSync('git', ['add', 'a.txt'], { cwd: workspace.root });
+      execaSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
+      execaSync('git', ['config', 'pager.log', trap()], { cwd: workspace.root });
+      execaSync('git', ['config', 'core.pager', trap()], { cwd: workspace.root });
       // script(1) gives git a terminal, the only place it starts a pager.
       const onTerminal = (env: Record<string, string>) =>
-        spawnSync('script', ['-qec', 'git log -1', '/dev/null'], { cwd: workspace.root, env });
+        execaSync('script', ['-qec', 'git log -1', '/dev/null'], {
+          cwd: workspace.root,
+          env,
+          extendEnv: false,
+          reject: false,
+        });
       onTerminal(plainEnv());
       expect(existsSync(marker)).toBe(true);
       rmSync(marker);
@@ -141,8 +146,8 @@ describe('withGitPins', () => {
 
     it('keeps a read-only git status from rewriting the index', () => {
       writeFileSync(workspace.path('a.txt'), 'a\n');
-      execFileSync('git', ['add', 'a.txt'], { cwd: workspace.root });
-      execFileSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
+      execaSync('git', ['add', 'a.txt'], { cwd: workspace.root });
+      execaSync('git', [...GIT_IDENTITY, 'commit', '-qm', 'init'], { cwd: workspace.root });
       const index = workspace.path('.git/index');
       const stale = () => {
         // A new mtime on the file makes the index's stat data stale: status refreshes it.
@@ -158,7 +163,7 @@ describe('withGitPins', () => {
     });
 
     it('lets a test suite that does not name git use a bare fixture by its cwd', async () => {
-      execFileSync('git', ['init', '-q', '--bare', workspace.path('origin.git')]);
+      execaSync('git', ['init', '-q', '--bare', workspace.path('origin.git')]);
       writeFileSync(
         workspace.path('suite.sh'),
         'cd origin.git && git rev-parse --is-bare-repository\n',

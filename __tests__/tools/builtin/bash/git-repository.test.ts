@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,14 +15,14 @@ describe('gitRepositoryAt', () => {
   beforeAll(() => {
     workspace = makeWorkspace('ci-agent-git-repo-');
     elsewhere = makeWorkspace('ci-agent-git-elsewhere-');
-    execFileSync('git', ['init', '-q', workspace.root]);
-    execFileSync('git', ['init', '-q', '--bare', elsewhere.path('bare.git')]);
+    execaSync('git', ['init', '-q', workspace.root]);
+    execaSync('git', ['init', '-q', '--bare', elsewhere.path('bare.git')]);
     mkdirSync(workspace.path('src/deep'), { recursive: true });
     // A bare layout committed as ordinary files.
     mkdirSync(workspace.path('tools/refs'), { recursive: true });
     writeFileSync(workspace.path('tools/HEAD'), 'ref: refs/heads/main\n');
     // A nested repository.
-    execFileSync('git', ['init', '-q', workspace.path('vendor/lib')]);
+    execaSync('git', ['init', '-q', workspace.path('vendor/lib')]);
     // A file named HEAD alone does not make a git dir.
     mkdirSync(workspace.path('docs'));
     writeFileSync(workspace.path('docs/HEAD'), 'notes\n');
@@ -54,10 +54,9 @@ describe('gitRepositoryAt', () => {
 
   it('agrees with git where git finds a repository', () => {
     for (const start of ['.', 'src/deep', 'vendor/lib']) {
-      const gitDir = execFileSync('git', ['rev-parse', '--absolute-git-dir'], {
+      const gitDir = execaSync('git', ['rev-parse', '--absolute-git-dir'], {
         cwd: workspace.path(start),
-        encoding: 'utf8',
-      }).trim();
+      }).stdout.trim();
       expect(gitRepositoryAt(workspace.path(start))).toBe(gitDir);
     }
   });

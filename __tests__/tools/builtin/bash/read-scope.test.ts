@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isReadOnlyCommand } from '../../../../src/tools/builtin/bash/read-only.js';
@@ -16,7 +16,7 @@ describe('readScope', () => {
     workspace = makeWorkspace('ci-agent-scope-');
     outside = makeWorkspace('ci-agent-scope-outside-');
     home = makeWorkspace('ci-agent-scope-home-');
-    execFileSync('git', ['init', '-q', workspace.root]);
+    execaSync('git', ['init', '-q', workspace.root]);
     mkdirSync(workspace.path('src'));
     mkdirSync(workspace.path('sub'));
     for (const name of ['a.txt', 'src/a.ts', 'src/b.ts', 'sums.txt', 'list'])

@@ -3,7 +3,7 @@
  * `openssl` (valid for 127.0.0.1 and localhost, so one server can play two hosts), a handler per
  * path, and every request recorded, so a test can prove that none arrived.
  */
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
@@ -23,7 +23,7 @@ export function makeCertificate(): Certificate {
   if (cached) return cached;
   const dir = mkdtempSync(join(tmpdir(), 'ci-agent-cert-'));
   try {
-    execFileSync(
+    execaSync(
       'openssl',
       [
         'req',
