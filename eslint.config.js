@@ -146,6 +146,25 @@ export default tseslint.config(
     },
   },
   {
+    // Tests, benchmarks, scripts and the testkit start processes with execa (or through
+    // runProcess); child_process stays inside src/process/. A type carries no process, so
+    // `import type { ChildProcess }` (what an execa subprocess is) stays allowed.
+    files: ['__tests__/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.{ts,js,mjs}', 'testkit/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['child_process', 'node:child_process'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message:
+              'Start processes with execa (or runProcess, src/process/run-process.ts): child_process is imported only in src/process/.',
+          })),
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },

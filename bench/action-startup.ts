@@ -7,7 +7,7 @@
  * the SDK's Messages client), bundled the same way, making the same two requests with none of our
  * code. Also the bundle's size. Target: the first model request within 1.5× the library floor.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -36,7 +36,13 @@ async function once(
   firstRequest?: () => Promise<number>,
 ) {
   const started = performance.now();
-  const child = spawn(command[0]!, command.slice(1), { cwd, env, stdio: 'ignore' });
+  const child = execa(command[0]!, command.slice(1), {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdio: 'ignore',
+  });
   const exited = new Promise<number>((done) => child.on('close', () => done(performance.now())));
   const reached = firstRequest ? await firstRequest() : await exited;
   await exited;

@@ -7,6 +7,8 @@
  * are started (src/process/run-process.ts). Every series uses the scope this process gets
  * (a PID namespace as root where unshare works, else the sweep).
  */
+// The baseline is Node's own spawn: what execa and runProcess are measured against.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the raw spawn is the baseline
 import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

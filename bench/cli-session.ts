@@ -9,7 +9,7 @@
  * only our numbers are printed.
  * Targets: our time ≤ 0.6× the reference's, our peak RSS ≤ 0.4× the reference's.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execa, execaSync } from 'execa';
 import {
   existsSync,
   mkdtempSync,
@@ -36,7 +36,7 @@ function makeRepo(): string {
     );
     writeFileSync(join(root, `${name}.txt`), `${text}\n`);
   }
-  const git = (...args: string[]) => spawnSync('git', args, { cwd: root });
+  const git = (...args: string[]) => execaSync('git', args, { cwd: root, reject: false });
   git('init', '-q');
   git('add', '-A');
   git('-c', 'user.email=b@b', '-c', 'user.name=b', 'commit', '-qm', 'bench');
@@ -115,9 +115,13 @@ async function measure(command: string[], root: string, turns: ReplayBlock[][]):
     'acceptEdits',
   ];
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', '%M', '-o', rssFile, ...command, ...args], {
+  // spawn's semantics: the env replaces the parent's, the exit code is read below, output streams.
+  const child = execa('/usr/bin/time', ['-f', '%M', '-o', rssFile, ...command, ...args], {
     cwd: root,
     env,
+    extendEnv: false,
+    reject: false,
+    buffer: false,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -10,7 +10,7 @@
  * 3. Print the table with ratios against (a), and remove the tree.
  * Target: (b) within 1.5× of (a).
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,13 +81,22 @@ async function timeInterleaved(actions: ReadonlyArray<() => Promise<unknown>>): 
   return samples.map((values) => median(values));
 }
 
-export function runRipgrepDirectly(binary: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] });
-    child.stdout.resume();
-    child.on('error', reject);
-    child.on('close', () => resolve());
+export async function runRipgrepDirectly(
+  binary: string,
+  args: string[],
+  cwd: string,
+): Promise<void> {
+  const child = execa(binary, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'ignore'],
+    buffer: false,
+    reject: false,
   });
+  child.stdout.resume();
+  // Any exit is a result (rg exits 1 when nothing matches); only failing to start is an error.
+  const result = await child;
+  if (result instanceof Error && result.exitCode === undefined && result.signal === undefined)
+    throw result;
 }
 
 async function runTool(input: Record<string, unknown>, context: ToolContext): Promise<string> {

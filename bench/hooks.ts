@@ -6,7 +6,7 @@
  * 2. Three hooks of 300 ms each on one event: they run in parallel, so a firing should take
  *    about 300 ms, not 900.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,14 +30,12 @@ function runnerFor(root: string, config: HooksConfig): SessionHookRunner {
   });
 }
 
-/** The floor: what spawning the shell costs on this machine, with nothing around it. */
+/**
+ * The floor: what spawning the shell through execa (what runProcess is built on) costs on this
+ * machine, with the hook's JSON on stdin and nothing else around it.
+ */
 async function spawnOnce(): Promise<void> {
-  await new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', 'true'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.on('error', () => undefined);
-    child.stdin.end('{}');
-    child.on('close', resolve);
-  });
+  await execa('/bin/sh', ['-c', 'true'], { input: '{}', reject: false });
 }
 
 async function fireOnce(runner: SessionHookRunner, index: number): Promise<void> {

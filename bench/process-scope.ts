@@ -4,6 +4,8 @@
  * `bash -c true` (what a call cost before the scope, less its bookkeeping), so load from other
  * processes falls on every series alike. The PID namespace runs only as root where unshare works.
  */
+// The baseline is Node's own spawn: what execa and runProcess are measured against.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the raw spawn is the baseline
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { runCommand } from '../src/tools/builtin/bash/run-command.js';

@@ -15,7 +15,7 @@
 // WORK_DIR sits at a fixed place inside the project: webpack's module ids are hashes of module
 // paths relative to the working directory, so the same tree must compile at the same relative
 // paths for a rebuild to match the committed dist/ byte for byte.
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -129,7 +129,7 @@ function compile(work, sources) {
   );
   // Bare imports resolve from the project's node_modules; ES module scope as in the project.
   writeFileSync(join(work, 'package.json'), '{ "type": "module" }\n');
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], {
+  execaSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', config], {
     cwd: ROOT,
     stdio: 'inherit',
   });

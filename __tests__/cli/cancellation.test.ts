@@ -3,7 +3,7 @@
  * process) must stop within 5 s, leave no process behind, and leave a complete tool log, a
  * transcript answering every tool_use, and the result.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import type { ReplayScriptEntry, ReplayServer } from '../../testkit/replay-serve
 import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
+import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -55,7 +56,7 @@ async function runAndStop(
 ): Promise<Stopped> {
   workspace = makeWorkspace('ci-agent-cancel-');
   server = await startReplayServer({ turns: turns(workspace.root), apiKey: KEY });
-  const child = spawn(
+  const child = execa(
     process.execPath,
     [
       '--import',
@@ -81,6 +82,7 @@ async function runAndStop(
         ANTHROPIC_API_KEY: KEY,
         ANTHROPIC_BASE_URL: server.url,
       },
+      ...SPAWN_LIKE,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

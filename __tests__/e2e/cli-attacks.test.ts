@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { ReplayBlock } from '../../testkit/replay-server.js';
@@ -179,7 +179,9 @@ describe('the judge, attacked through the built CLI', () => {
     // A PATH without ripgrep, so that the built-in engine runs the pattern.
     const bin = outsideDir();
     for (const program of ['git', 'sh', 'bash']) {
-      const found = execFileSync('sh', ['-c', `command -v ${program}`], { encoding: 'utf8' });
+      const found = execaSync('sh', ['-c', `command -v ${program}`], {
+        stripFinalNewline: false,
+      }).stdout;
       symlinkSync(found.trim(), join(bin, program));
     }
     let sentAt = 0;

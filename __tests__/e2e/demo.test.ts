@@ -2,7 +2,7 @@
  * `npm run demo` as a new user runs it: the built demo, offline, on the embedded sample: the real
  * action against a loopback GitHub API, a bare origin and a replayed model session.
  */
-import { spawnSync } from 'node:child_process';
+import { execaSync } from 'execa';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,17 +13,19 @@ const DEMO = resolve(import.meta.dirname, '../../dist/demo/index.js');
 describe('npm run demo (dist/demo/index.js)', () => {
   it('runs the action on a labelled issue: pushes the fix, opens the PR, posts the report, verifies, exits 0', () => {
     expect(existsSync(DEMO), 'run "npm run build" first').toBe(true);
-    const run = spawnSync(process.execPath, [DEMO], {
-      encoding: 'utf8',
+    const run = execaSync(process.execPath, [DEMO], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      extendEnv: false,
       timeout: 60_000,
+      reject: false,
+      stripFinalNewline: false,
     });
     const artifacts = /artifacts \(tool log, transcript, patch, report\): (\S+)/.exec(
       run.stdout,
     )?.[1];
     try {
       expect(run.stderr).toBe('');
-      expect(run.status, run.stdout).toBe(0);
+      expect(run.exitCode, run.stdout).toBe(0);
       expect(run.stdout).toContain(
         '### ✅ ci-agent: the agent made changes; pull request #8 is ready for review',
       );

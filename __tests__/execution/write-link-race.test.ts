@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { once } from 'node:events';
@@ -7,6 +7,7 @@ import { executeSingleToolUse } from '../../src/execution/pipeline.js';
 import { writeTool } from '../../src/tools/builtin/write.js';
 import { makePipeline } from '../helpers/pipeline-harness.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
+import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 
 /**
@@ -79,7 +80,8 @@ describe('Write while another process swaps a directory on the way for a link to
       const dir = inside.path('d');
       if (mode === 'retarget') symlinkSync(real, dir);
       else mkdirSync(dir);
-      swapper = spawn(process.execPath, ['-e', SWAPPER, mode, dir, real, outside.root], {
+      swapper = execa(process.execPath, ['-e', SWAPPER, mode, dir, real, outside.root], {
+        ...SPAWN_LIKE,
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       await once(swapper.stdout!, 'data');

@@ -4,7 +4,8 @@
  * loopback GitHub API (every request checked against GitHub's OpenAPI description), a bare git
  * repository as origin, and the replay server as the model. Everything is removed when the test ends.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
+import { SPAWN_LIKE } from './spawn-like.js';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -145,9 +146,10 @@ export async function runBuiltAction(
   writeFileSync(env.GITHUB_OUTPUT!, '');
   writeFileSync(env.GITHUB_STEP_SUMMARY!, '');
   const artifactsDir = join(runnerTemp, `ci-agent-${RUN_ID}`);
-  const child = spawn(process.execPath, [ACTION], {
+  const child = execa(process.execPath, [ACTION], {
     cwd: harness.origin.checkout,
     env,
+    ...SPAWN_LIKE,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   onTestFinished(() => {

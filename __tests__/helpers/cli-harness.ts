@@ -2,7 +2,7 @@
  * Runs the built CLI (dist/cli/index.js) as a user would: a real child process in a real git
  * repository, talking to the replay server on loopback.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execa, execaSync } from 'execa';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,7 @@ import type {
 } from '../../testkit/replay-server.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
 import type { Workspace } from './tool-harness.js';
+import { SPAWN_LIKE } from './spawn-like.js';
 import { makeWorkspace } from './tool-harness.js';
 
 /** CI_AGENT_DIST: a build of the working tree elsewhere (as scripts/build.mjs takes it). */
@@ -53,7 +54,7 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
   for (const [path, content] of Object.entries(options.files ?? {}))
     await workspace.write(path, content);
   const git = (...gitArgs: string[]) =>
-    spawnSync('git', gitArgs, { cwd: workspace.root, encoding: 'utf8' });
+    execaSync('git', gitArgs, { cwd: workspace.root, reject: false });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'fixture', '--allow-empty');
@@ -72,9 +73,10 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+  const child = execa(process.execPath, [CLI_PATH, ...args], {
     cwd: workspace.root,
     env,
+    ...SPAWN_LIKE,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -10,7 +10,8 @@
  *
  * Usage: tsx __tests__/helpers/conformance-client.ts <server-url>
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execa, execaSync } from 'execa';
+import { SPAWN_LIKE } from './spawn-like.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -61,7 +62,7 @@ async function main(url: string): Promise<number> {
     ];
     mkdirSync(join(root, '.github'));
     writeFileSync(join(root, '.github', 'ci-agent.yml'), `${policy.join('\n')}\n`);
-    const git = (...args: string[]) => spawnSync('git', args, { cwd: root });
+    const git = (...args: string[]) => execaSync('git', args, { cwd: root, reject: false });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'fixture');
@@ -72,7 +73,7 @@ async function main(url: string): Promise<number> {
     });
     try {
       const config = { mcpServers: { [SERVER]: { type: 'http', url } } };
-      const child = spawn(
+      const child = execa(
         process.execPath,
         [
           CLI,
@@ -93,6 +94,7 @@ async function main(url: string): Promise<number> {
             ANTHROPIC_API_KEY: 'sk-ant-conformance',
             ANTHROPIC_BASE_URL: model.url,
           },
+          ...SPAWN_LIKE,
           stdio: ['ignore', 'inherit', 'inherit'],
         },
       );

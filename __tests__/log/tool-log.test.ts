@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { createSecretMasker } from '../../src/log/secret-masker.js';
 import type { StreamJsonLine } from '../../src/log/stream-json.js';
 import { LogFileError, openToolLog, openTranscript } from '../../src/log/tool-log.js';
 import type { Workspace } from '../helpers/tool-harness.js';
+import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -106,8 +107,9 @@ describe('openToolLog', () => {
         'setInterval(() => undefined, 1000);',
       ].join('\n'),
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', script, path], {
+    const child = execa(process.execPath, ['--import', 'tsx', script, path], {
       cwd: REPO,
+      ...SPAWN_LIKE,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     await new Promise<void>((ready) =>

@@ -4,11 +4,12 @@
  * with its URL. The suite needs Node >= 22 (fs.globSync): it runs on the Node that the `node`
  * devDependency installs; the CLI runs on this one.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import { assertCliBuilt } from '../helpers/cli-harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,12 +41,13 @@ afterAll(() => rmSync(results, { recursive: true, force: true }));
 
 async function runScenario(scenario: string, acceptDefaults: boolean): Promise<ScenarioRun> {
   const out = join(results, `${scenario}-${acceptDefaults ? 'accept' : 'default'}`);
-  const child = spawn(
+  const child = execa(
     SUITE_NODE,
     [SUITE, 'client', '--command', CLIENT, '--scenario', scenario, '--timeout', '60000', '-o', out],
     {
       cwd: ROOT,
       env: { ...process.env, CONFORMANCE_ACCEPT_DEFAULTS: acceptDefaults ? '1' : '0' },
+      ...SPAWN_LIKE,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -2,11 +2,12 @@
  * Test support for MCP: the reference servers installed from npm, a way to tell whether a
  * process (group) is still there, and server-everything over streamable HTTP on loopback.
  */
-import { spawn } from 'node:child_process';
+import { execa } from 'execa';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import type { McpServerConfig } from '../../src/mcp/server-config.js';
 
 const BIN = join(process.cwd(), 'node_modules', '.bin');
@@ -84,8 +85,9 @@ export async function startHttpEverything(
   transport: 'streamableHttp' | 'sse' = 'streamableHttp',
 ): Promise<HttpEverything> {
   const port = await freePort();
-  const child: ChildProcess = spawn(EVERYTHING_BIN, [transport], {
+  const child: ChildProcess = execa(EVERYTHING_BIN, [transport], {
     env: { PATH: process.env.PATH ?? '', PORT: String(port) },
+    ...SPAWN_LIKE,
     stdio: ['ignore', 'ignore', 'pipe'],
     detached: true,
   });

@@ -38,6 +38,25 @@ describe('the lint rule on child processes', () => {
     expect(messages[0]).toContain('Start processes with runProcess (src/process/run-process.ts)');
   });
 
+  it.each([
+    '__tests__/github/git.test.ts',
+    'bench/grep.ts',
+    'scripts/report-examples.ts',
+    'testkit/replay-server.ts',
+  ])('refuses node:child_process in %s', async (file) => {
+    for (const code of IMPORTS.slice(0, 2)) {
+      const messages = await lint(resolve(ROOT, file), code);
+      expect(messages, code).toHaveLength(1);
+      expect(messages[0]).toContain('Start processes with execa (or runProcess');
+    }
+  });
+
+  it('lets tests start processes with execa, and name the ChildProcess type', async () => {
+    const file = resolve(ROOT, '__tests__/github/git.test.ts');
+    expect(await lint(file, "import { execa, execaSync } from 'execa';")).toEqual([]);
+    expect(await lint(file, "import type { ChildProcess } from 'node:child_process';")).toEqual([]);
+  });
+
   it('lets src/process import execa', async () => {
     const code = "import { execa } from 'execa';";
     expect(await lint(resolve(ROOT, 'src/process/run-process.ts'), code)).toEqual([]);
