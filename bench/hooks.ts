@@ -93,7 +93,7 @@ export async function runHooksBench(): Promise<{
 
     printTable('PreToolUse firing (ms)', [
       row('no hooks (baseline)', base, 4),
-      row('bare spawn of sh -c true (floor)', floor, 2),
+      row('execa spawn of sh -c true (floor)', floor, 2),
       row('one trivial hook (`true`)', one, 2),
       row('three 300 ms hooks', three, 1),
     ]);
@@ -101,7 +101,7 @@ export async function runHooksBench(): Promise<{
     const spawnFloorMs = median(floor);
     const parallelMedianMs = median(three);
     console.log(
-      `overhead of one trivial hook: ${fmt(overheadMs, 2)} ms per call (a bare spawn alone: ${fmt(spawnFloorMs, 2)} ms)`,
+      `overhead of one trivial hook: ${fmt(overheadMs, 2)} ms per call (an execa spawn alone: ${fmt(spawnFloorMs, 2)} ms)`,
     );
     console.log(
       `three 300 ms hooks: ${fmt(parallelMedianMs, 0)} ms per firing (sequential would be ≥ 900 ms)`,
