@@ -7,31 +7,18 @@
  * are started (src/process/run-process.ts). Every series uses the scope this process gets
  * (a PID namespace as root where unshare works, else the sweep).
  */
-// The baseline is Node's own spawn: what execa and runProcess are measured against.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the raw spawn is the baseline
-import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Tool, ToolContext } from '../src/tools/tool.js';
 import { buildChildEnv } from '../src/util/child-env.js';
+import { bareSpawn } from './bare-spawn.js';
 import { fmt, median, percentile, printTable } from './stats.js';
 
 const RUNS = 200;
 const WARM_UP = 20;
 const env = buildChildEnv(process.env);
-
-function bareSpawn(): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/bash', ['-c', 'true'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    child.on('close', () => resolve());
-  });
-}
 
 /** The Bash tool of the tree at `src`, with a call that runs `true` the way the pipeline does. */
 async function bashCall(src: string, root: string): Promise<() => Promise<void>> {
@@ -70,7 +57,7 @@ export async function runBashCallBench(): Promise<Record<string, number>> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'ci-agent-bench-bash-')));
   try {
     const series: Array<[string, () => Promise<void>]> = [
-      ['bare spawn of bash -c true', bareSpawn],
+      ['bare spawn of bash -c true', () => bareSpawn(env)],
       ['Bash tool, this tree', await bashCall(join(import.meta.dirname, '../src'), root)],
     ];
     const base = process.env.CI_AGENT_BENCH_BASE_SRC;

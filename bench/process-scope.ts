@@ -4,29 +4,16 @@
  * `bash -c true` (what a call cost before the scope, less its bookkeeping), so load from other
  * processes falls on every series alike. The PID namespace runs only as root where unshare works.
  */
-// The baseline is Node's own spawn: what execa and runProcess are measured against.
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- the raw spawn is the baseline
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { runCommand } from '../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../src/util/child-env.js';
 import { processScopeMechanism, type ProcessScopeMechanism } from '../src/process/process-scope.js';
+import { bareSpawn } from './bare-spawn.js';
 import { fmt, median, percentile, printTable } from './stats.js';
 
 const RUNS = 200;
 const WARM_UP = 20;
 const env = buildChildEnv(process.env);
-
-function bareSpawn(): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn('/bin/bash', ['-c', 'true'], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    child.on('close', () => resolve());
-  });
-}
 
 async function scoped(mechanism: ProcessScopeMechanism): Promise<void> {
   await runCommand({
@@ -49,7 +36,7 @@ async function time(action: () => Promise<void>): Promise<number> {
 
 export async function runProcessScopeBench(): Promise<Record<string, number>> {
   const series: Array<[string, () => Promise<void>]> = [
-    ['bare spawn of bash -c true (before)', bareSpawn],
+    ['bare spawn of bash -c true (before)', () => bareSpawn(env)],
     ['runCommand, process-sweep', () => scoped('process-sweep')],
   ];
   if (processScopeMechanism() === 'pid-namespace') {
