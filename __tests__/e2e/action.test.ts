@@ -123,11 +123,37 @@ describe('the GitHub Action (dist/index.js)', () => {
     expect(github.state.pulls).toHaveLength(0);
   });
 
-  it('puts back the git configuration the agent changed, and runs none of what it planted', async () => {
+  it('keeps the agent from planting programs in git: the sandbox holds .git/config and .git/hooks read-only', async () => {
+    const harness = await setup('write', OWNER, {
+      ...FILES,
+      '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\n',
+    });
+    const { origin } = harness;
+    const plant = [
+      "printf '#!/bin/sh\\necho planted\\n' > .git/hooks/post-commit",
+      "git config filter.planted.clean 'cat'",
+    ].join('; ');
+    const model = await startModel({
+      turns: [
+        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: plant } }],
+        [{ type: 'text', text: 'Done.' }],
+      ],
+    });
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
+    expect(existsSync(join(origin.checkout, '.git/hooks/post-commit'))).toBe(false);
+    expect(readFileSync(join(origin.checkout, '.git/config'), 'utf8')).not.toContain('planted');
+    expect(JSON.stringify(model.requests[1]?.body)).toContain('Read-only file system');
+    expect(run.outputs.conclusion).toBe('no-changes');
+  });
+
+  it('unsandboxed (sandbox: off), puts back the git configuration the agent changed, and runs none of what it planted', async () => {
     const harness = await setup('write', OWNER, {
       ...FILES,
       // bypassPermissions: the one mode in which the agent may write under .git/ at all.
-      '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\n',
+      '.github/ci-agent.yml': 'permissions:\n  defaultMode: bypassPermissions\nsandbox: off\n',
     });
     const { origin, github } = harness;
     const canary = join(origin.checkout, '..', 'planted-program-ran');
@@ -161,6 +187,7 @@ describe('the GitHub Action (dist/index.js)', () => {
       "> ⚠️ The agent changed git's configuration (.git/config); it was put back before ci-agent ran git",
     );
     expect(run.stdout).toContain("::warning::The agent changed git's configuration");
+    expect(comment?.body).toContain('**Unsandboxed**');
   });
 
   it('fails honestly when its branch cannot be created: no tool runs, nothing is pushed', async () => {

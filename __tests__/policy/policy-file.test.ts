@@ -381,7 +381,7 @@ describe('parsePolicyFile', () => {
       [
         'a file that is a list',
         '- Read',
-        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, mcp, push, got ["Read"]',
+        '.github/ci-agent.yml:1:1: expected a mapping with permissions, hooks, settings, limits, env, mcp, push, sandbox, got ["Read"]',
       ],
     ])('rejects %s, naming the path, the value and the expected form', (_, text, expected) => {
       expect(problems(text)).toContain(expected);

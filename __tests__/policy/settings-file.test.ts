@@ -83,14 +83,14 @@ describe('parseSettingsFile', () => {
 
       expect(layer.allow).toHaveLength(1);
       expect(layer.warnings).toEqual([
-        '.claude/settings.json:2:3: model: ignored; ci-agent reads only "permissions", "hooks" and "env"',
+        '.claude/settings.json:2:3: model: ignored; ci-agent reads only "permissions", "hooks", "env" and "sandbox"',
       ]);
     });
 
     it('suggests the key that was probably meant', () => {
       expect(parse({ permision: { deny: ['Bash'] } }).warnings).toEqual([
         expect.stringContaining(
-          'permision: ignored; ci-agent reads only "permissions", "hooks" and "env"; did you mean "permissions"?',
+          'permision: ignored; ci-agent reads only "permissions", "hooks", "env" and "sandbox"; did you mean "permissions"?',
         ),
       ]);
     });

@@ -41,6 +41,7 @@ import type {
   ShellState,
   TodoStore,
   Tool,
+  SandboxView,
   ToolContext,
 } from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
@@ -120,6 +121,11 @@ export interface SessionOptions {
   now?: Date;
   /** MCP servers: the policy's section, `--mcp-config`, and who hears what started (mcp/). */
   mcp?: SessionMcpOptions;
+  /**
+   * The OS sandbox (src/sandbox/, started by the caller before the first request): Bash, hooks
+   * and MCP stdio servers run in it, and the file tools keep to what it shows. Absent: none.
+   */
+  sandbox?: SandboxView;
 }
 
 export async function runSession(options: SessionOptions): Promise<RunResult> {
@@ -151,6 +157,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     projectDir: setting.projectDir,
     env: options.env,
     ...(signal && { signal }),
+    ...(options.sandbox && { sandbox: options.sandbox }),
   });
   const closeMcp = () => mcp.close({ force: signal?.aborted === true });
   for (const tool of mcp.tools.filter(offered)) registry.register(tool);
@@ -241,6 +248,7 @@ function sessionSetting(options: SessionOptions): SessionSetting {
       ...(options.judgePaths ?? []).map((path) => realPathOf(expandPath(path, projectDir))),
       ...hookScripts.paths,
     ],
+    ...(options.sandbox && { sandboxHides: (path: string) => options.sandbox!.isHidden(path) }),
   };
   return { projectDir, workspaceRoots, anchors, hookScripts, policy };
 }
@@ -312,6 +320,7 @@ function sessionHookRunner(
           env: state.childEnv,
           scripts: setting.hookScripts,
           promptId: state.promptId,
+          ...(options.sandbox && { sandbox: options.sandbox }),
           ...(agent && { agent }),
         })
       : noHooks;
@@ -369,6 +378,7 @@ function toolContexts(
     toolUseId,
     env: state.childEnv,
     ripgrepPath,
+    ...(options.sandbox && { sandbox: options.sandbox }),
     ...(isReadDenied && { isReadDenied }),
     permissionMode: state.permissionMode,
     queryModel: models.queryModel,

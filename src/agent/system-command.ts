@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import type { BashOutput } from '../tools/builtin/bash/output.js';
 import { bashTool } from '../tools/builtin/bash.js';
 import { FileStateCache } from '../tools/file-state.js';
-import type { ToolContext } from '../tools/tool.js';
+import type { SandboxView, ToolContext } from '../tools/tool.js';
 import { buildChildEnv } from '../util/child-env.js';
 
 export interface SystemCommandResult {
@@ -21,7 +21,13 @@ export interface SystemCommandResult {
 
 export async function runSystemCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    signal?: AbortSignal;
+    sandbox?: SandboxView;
+  },
 ): Promise<SystemCommandResult> {
   const root = realpathSync(options.cwd);
   const context: ToolContext = {
@@ -33,6 +39,7 @@ export async function runSystemCommand(
     toolUseId: 'system',
     env: buildChildEnv(options.env),
     ripgrepPath: null,
+    ...(options.sandbox && { sandbox: options.sandbox }),
   };
   const input = bashTool.internalInputSchema.parse({
     command,

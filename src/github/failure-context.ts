@@ -24,7 +24,7 @@ export interface TestRun {
 /** Runs the configured test command through the Bash tool with the system timeout. */
 export async function runTestCommand(
   command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal },
+  options: Parameters<typeof runSystemCommand>[1],
 ): Promise<TestRun> {
   const result = await runSystemCommand(command, options);
   return {

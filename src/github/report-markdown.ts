@@ -55,6 +55,11 @@ export interface ReportContext {
   artifactFiles?: readonly string[];
   /** The directory the agent worked in: paths under it are shown relative to it. */
   workspace?: string;
+  /**
+   * What everything the agent ran was contained by: the sandbox's one-line description, or the
+   * policy entry that turned it off (then the report says "unsandboxed" at the top).
+   */
+  sandbox?: { kind: 'sandboxed'; description: string } | { kind: 'unsandboxed'; why: string };
 }
 
 export interface RenderOptions {
@@ -247,7 +252,17 @@ function heading(view: View): string {
     .map((piece) => escapeProse(piece))
     .join(ours ?? '');
   const line = `### ${ICONS[context.conclusion]} ci-agent: ${headline}`;
-  return where.length > 0 ? `${line}\n\n${where.join(' · ')}` : line;
+  const sandbox = context.sandbox;
+  const contained =
+    sandbox?.kind === 'unsandboxed'
+      ? `> [!WARNING]\n> **Unsandboxed**: ${escapeProse(sandbox.why)}. What the agent ran could read the job's credentials and change the runner.`
+      : sandbox
+        ? `Sandboxed: ${escapeProse(sandbox.description)}`
+        : undefined;
+  const heading = [line, where.length > 0 ? where.join(' · ') : undefined, contained];
+  // An unsandboxed run says so before anything else.
+  if (sandbox?.kind === 'unsandboxed') heading.unshift(heading.splice(2, 1)[0]);
+  return heading.filter((part) => part !== undefined).join('\n\n');
 }
 
 function numbers(report: RunReport): string {

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
@@ -50,7 +50,10 @@ import type { WorkflowCommands } from './workflow-commands.js';
 import type { ActionInputs } from './inputs.js';
 import { ReportCollector } from './report.js';
 import { renderReport } from './report-markdown.js';
-import type { Conclusion } from './report-markdown.js';
+import type { Conclusion, ReportContext } from './report-markdown.js';
+import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
+import { SandboxUnavailable } from '../sandbox/host-setup.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Task } from './task.js';
 import { buildTaskPrompt } from './task-prompt.js';
 import {
@@ -163,6 +166,8 @@ async function work(
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
+  let sandbox: Sandbox | undefined;
+  let sandboxReport: ReportContext['sandbox'];
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -197,11 +202,39 @@ async function work(
           })
         : undefined;
 
+    // Read before anything of the checkout runs (the test command is the pull request's code).
+    const { environment, policy, baseSha } = readEarly
+      ? onBranch(readEarly, branch)
+      : await readCheckoutState(workspace, inputs.policy);
+    for (const { message, properties } of policyAnnotations(policy))
+      commands.warning(masker.mask(message), properties);
+    // Before the test command and the first model request: a sandbox that cannot start stops
+    // the run here, before anything the agent causes has run.
+    const contained = await startRunSandbox(policy, {
+      workspace,
+      env,
+      readable: [paths.transcript],
+      judges: decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
+    });
+    sandbox = contained.sandbox;
+    sandboxReport = contained.report;
+    for (const note of contained.notes) commands.info(masker.mask(`ci-agent: ${note}`));
+    if (!sandbox)
+      commands.warning(
+        `ci-agent runs unsandboxed: ${contained.report.kind === 'unsandboxed' ? contained.report.why : ''}`,
+      );
+
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
-        runTestCommand(command, { cwd: workspace, env, timeoutMs: 30 * 60_000, signal }),
+        runTestCommand(command, {
+          cwd: workspace,
+          env,
+          timeoutMs: 30 * 60_000,
+          ...(signal && { signal }),
+          ...(sandbox && { sandbox }),
+        }),
       );
       if (tests.passed) {
         conclusion = 'tests-pass';
@@ -218,11 +251,6 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    const { environment, policy, baseSha } = readEarly
-      ? onBranch(readEarly, branch)
-      : await readCheckoutState(workspace, inputs.policy);
-    for (const { message, properties } of policyAnnotations(policy))
-      commands.warning(masker.mask(message), properties);
     // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
     // first request.
     const gitControl = snapshotGitControl(workspace, env);
@@ -269,6 +297,7 @@ async function work(
       },
       signal,
       workspaceReady,
+      ...(sandbox && { sandbox }),
       mcp: {
         policy: policy.mcp,
         onStart: ({ servers, warnings }) => {
@@ -279,6 +308,7 @@ async function work(
     });
     // The session's output (retries, MCP warnings) folds into one group of the step log.
     result = await commands.group('ci-agent: the agent at work', () => session);
+    const broken = sandboxBrokeEveryCall(sandbox);
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
     const restored = await restoreGitControl(await gitControl);
@@ -308,7 +338,9 @@ async function work(
           conclusion: 'cancelled',
           headline: `the run was stopped: ${errorMessage(signal.reason)}${commitSha ? '; nothing was pushed: the patch so far is in the artifact' : ''}`,
         }
-      : judge(task, result, files.length > 0));
+      : broken
+        ? { conclusion: 'failed' as const, headline: broken }
+        : judge(task, result, files.length > 0));
     const heldBack =
       commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && !scan?.findings.length
         ? await heldBackCiChanges(
@@ -369,10 +401,16 @@ async function work(
       errorDetails = error.message;
       runStarted = false;
     }
+    if (error instanceof SandboxUnavailable && result === undefined) {
+      headline = `the sandbox cannot start, so the agent did not run: ${error.reason}`;
+      errorDetails = `Fix: ${error.fix}`;
+      runStarted = false;
+    }
     return await finish();
   } finally {
     log.close();
     transcript?.close();
+    await sandbox?.close();
   }
 
   async function finish(): Promise<ActionOutcome> {
@@ -398,6 +436,7 @@ async function work(
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
           links,
           ...(errorDetails !== undefined && { errorDetails }),
+          ...(sandboxReport && { sandbox: sandboxReport }),
           artifactFiles: uploaded,
         },
         { mask: (text) => masker.mask(text) },

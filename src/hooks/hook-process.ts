@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ProcessScopeMechanism } from '../process/process-scope.js';
-import { runProcess } from '../process/run-process.js';
+import { runProcess, type CommandWrapper } from '../process/run-process.js';
 
 export interface HookProcessOptions {
   command: string;
@@ -28,6 +28,8 @@ export interface HookProcessOptions {
   killGraceMs?: number;
   /** Default: the best this process can have (process/process-scope.ts). */
   processScope?: ProcessScopeMechanism;
+  /** The OS sandbox: a hook is trusted configuration, but it runs over what the agent wrote. */
+  sandbox?: CommandWrapper & { readonly env: Readonly<Record<string, string>> };
 }
 
 export type HookProcessStatus = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';
@@ -60,8 +62,9 @@ export async function runHookProcess(options: HookProcessOptions): Promise<HookP
     file: shell,
     args: ['-c', options.command],
     cwd: options.cwd,
-    env: options.env,
+    env: options.sandbox ? { ...options.env, ...options.sandbox.env } : options.env,
     stdin: { text: options.stdin },
+    ...(options.sandbox && { sandbox: options.sandbox }),
     timeoutMs: options.timeoutMs,
     ...(options.signal && { signal: options.signal }),
     maxOutputChars: options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS,

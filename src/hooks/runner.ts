@@ -10,7 +10,7 @@
  */
 import type { PermissionMode } from '../permissions/types.js';
 import type { HookEventName, HookHandlerConfig, HooksConfig } from './config.js';
-import { runHookProcess } from './hook-process.js';
+import { runHookProcess, type HookProcessOptions } from './hook-process.js';
 import type { HookScripts } from './hook-scripts.js';
 import { commonFields, toolInputAsSent } from './payload.js';
 import { interpretRun, interpretTampered, interpretUnrunnable } from './interpret.js';
@@ -57,6 +57,8 @@ export interface HookRunnerOptions {
   promptId?: string;
   /** `effort.level` and CLAUDE_EFFORT; default `high`, the API's when a request names none. */
   effort?: string;
+  /** The OS sandbox the hooks' commands run in. */
+  sandbox?: HookProcessOptions['sandbox'];
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -145,6 +147,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
             stdin,
             timeoutMs: handler.timeoutSeconds * 1000,
             ...(firing.signal ? { signal: firing.signal } : {}),
+            ...(options.sandbox && { sandbox: options.sandbox }),
           });
           return { handler, result, interpretation: interpretRun(firing.event, handler, result) };
         }),

@@ -26,7 +26,7 @@ import type { ElicitationRecord } from './elicitation.js';
 import { answerElicitation } from './elicitation.js';
 import { makeTransport, McpStartError, OVERSIZE_CODE } from './mcp-transport.js';
 import type { McpServerConfig } from './server-config.js';
-import { ProcessGroupStdioTransport } from './stdio-transport.js';
+import { ProcessGroupStdioTransport, type StdioServerProcess } from './stdio-transport.js';
 
 export type { McpToolInfo };
 export { McpStartError, serverEnvironment } from './mcp-transport.js';
@@ -48,6 +48,8 @@ export interface McpConnectOptions {
   acceptElicitationDefaults?: boolean;
   /** The largest message read (http, sse); default MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
+  /** The OS sandbox a stdio server runs in. */
+  sandbox?: StdioServerProcess['sandbox'];
 }
 
 export interface McpCallOptions {

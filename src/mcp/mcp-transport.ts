@@ -80,6 +80,7 @@ function transportFor(options: McpConnectOptions, fetch: FetchLike): Transport {
       cwd: options.cwd,
       ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
       ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+      ...(options.sandbox && { sandbox: options.sandbox }),
     });
   }
   let url: URL;

@@ -9,7 +9,7 @@
 import type { McpPolicy } from './mcp-policy.js';
 import { EMPTY_MCP_POLICY } from './mcp-policy.js';
 import { loadMcpConfig } from './load-mcp-config.js';
-import type { McpServers, McpServerStatus } from './start-mcp-servers.js';
+import type { McpServers, McpServerStatus, StartMcpServersOptions } from './start-mcp-servers.js';
 
 export interface SessionMcpOptions {
   /** The policy file's `mcp` section. */
@@ -31,6 +31,8 @@ export interface SessionMcpContext {
   env: Readonly<Record<string, string | undefined>>;
   signal?: AbortSignal;
   clientVersion?: string;
+  /** The OS sandbox stdio servers run in. */
+  sandbox?: StartMcpServersOptions['sandbox'];
 }
 
 export async function openSessionMcp(
@@ -58,6 +60,7 @@ export async function openSessionMcp(
     ...(context.signal && { signal: context.signal }),
     ...(context.clientVersion && { clientVersion: context.clientVersion }),
     ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+    ...(context.sandbox && { sandbox: context.sandbox }),
   });
   options.onStart?.({ servers: servers.servers, warnings: servers.warnings });
   return servers;

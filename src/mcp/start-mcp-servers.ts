@@ -13,7 +13,7 @@ import type { Tool } from '../tools/tool.js';
 import { errorMessage } from '../util/errors.js';
 import { expandServerConfig } from './expand-env.js';
 import type { McpConfigSet } from './load-mcp-config.js';
-import { McpConnection } from './mcp-connection.js';
+import { McpConnection, type McpConnectOptions } from './mcp-connection.js';
 import type { McpPolicy } from './mcp-policy.js';
 import { createMcpTool } from './mcp-tool.js';
 
@@ -35,6 +35,8 @@ export interface StartMcpServersOptions {
   clientVersion?: string;
   /** Per signal step when a stdio server is stopped. */
   graceMs?: number;
+  /** The OS sandbox stdio servers run in. */
+  sandbox?: McpConnectOptions['sandbox'];
 }
 
 export interface McpServers {
@@ -83,6 +85,7 @@ export async function startMcpServers(options: StartMcpServersOptions): Promise<
           ...(options.signal && { signal: options.signal }),
           ...(options.clientVersion && { clientVersion: options.clientVersion }),
           ...(options.graceMs !== undefined && { graceMs: options.graceMs }),
+          ...(options.sandbox && { sandbox: options.sandbox }),
           acceptElicitationDefaults: (policy.acceptElicitationDefaults ?? []).includes(entry.name),
         });
       } catch (error) {

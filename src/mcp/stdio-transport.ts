@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { LineEvent } from './message-limit.js';
 import { LimitedLineReader, MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
-import { runProcess, type RunningProcess } from '../process/run-process.js';
+import { runProcess, type CommandWrapper, type RunningProcess } from '../process/run-process.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface StdioServerProcess {
@@ -31,6 +31,8 @@ export interface StdioServerProcess {
   graceMs?: number;
   /** The largest message read; default MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
+  /** The OS sandbox the server runs in; its PID namespace is then the server's scope. */
+  sandbox?: CommandWrapper & { readonly env: Readonly<Record<string, string>> };
 }
 
 /** Characters of stderr kept for messages about a server that failed. */
@@ -79,14 +81,14 @@ export class ProcessGroupStdioTransport implements Transport {
 
   start(): Promise<void> {
     if (this.child) throw new Error('the MCP server process was already started');
-    const { command, args, env } = this.server;
+    const { command, args, env, sandbox } = this.server;
     const child = runProcess({
       file: command,
       args,
       cwd: this.server.cwd,
-      env,
+      env: sandbox ? { ...env, ...sandbox.env } : env,
       stdin: 'pipe',
-      scope: 'process-sweep',
+      ...(sandbox ? { sandbox } : { scope: 'process-sweep' as const }),
       onStdoutBytes: (chunk) => {
         this.queue.push(...this.reader.push(chunk));
         this.drainMessages();

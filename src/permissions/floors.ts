@@ -4,6 +4,9 @@
  * holds names the refusal):
  *   1. deny rules
  *   2. critical removals (`rm -rf /`, `~`, the project or a parent), in every mode
+ *   2a. sandbox — a file tool reading what the OS sandbox hides (/proc, the home's credentials,
+ *      the runner's folders), in every mode: the tools run outside the sandbox, and would
+ *      otherwise be the way around it
  *   3. workspace — a change outside the workspace roots: an edit's paths, in every mode; a file
  *      a command visibly writes (`> ~/.bashrc`, `cp x /etc/`), in every mode but
  *      bypassPermissions (which lets commands do what they like, as in Claude Code)
@@ -40,6 +43,7 @@ export function floorVerdict(request: FloorRequest, policy: PermissionPolicy): V
   return (
     denyRuleVerdict(request, policy) ??
     criticalVerdict(request, policy) ??
+    sandboxVerdict(request, policy) ??
     outsideVerdict(request, policy) ??
     judgeVerdict(request, policy, written) ??
     protectedVerdict(request, policy, written) ??
@@ -82,6 +86,19 @@ function commandWrites(request: RuleTarget): FileOperand[] {
       !isStandardDevice(operand.path) &&
       !OTHER_STREAMS.test(operand.path),
   );
+}
+
+function sandboxVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {
+  const hides = policy.sandboxHides;
+  if (!hides || request.request.access !== 'read') return undefined;
+  const hidden = (request.request.paths ?? []).filter((path) => hides(path));
+  if (hidden.length === 0) return undefined;
+  return {
+    behavior: 'deny',
+    source: 'sandbox',
+    matchedRules: [],
+    reason: `${request.toolName} may not read ${unique(hidden).join(', ')}: the sandbox keeps it out of sight of everything the agent runs (kernel interfaces, the home directory's credentials, the runner's files); nothing allows that in CI`,
+  };
 }
 
 function outsideVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {

@@ -51,10 +51,16 @@ export interface PermissionPolicy {
    * the scripts hooks run, absolute and resolved through symlinks.
    */
   judgePaths?: readonly string[];
+  /**
+   * Whether the OS sandbox hides a real absolute path (/proc, the home, the runner's folders):
+   * the file tools, which run outside it, read nothing it hides. Absent: no sandbox.
+   */
+  sandboxHides?: (path: string) => boolean;
 }
 
 /** Which step of the evaluation order produced the decision. */
 export type DecisionSource =
+  | 'sandbox'
   | 'workspace'
   | 'deny-rule'
   | 'hook'

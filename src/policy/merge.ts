@@ -13,6 +13,7 @@ import { EMPTY_MCP_POLICY } from '../mcp/mcp-policy.js';
 import { HOOK_EVENTS } from '../hooks/config.js';
 import type { AskBehavior, LoadedPolicy, PolicyFileLayer, PolicyLayer } from './types.js';
 import { SOURCE_KINDS } from './types.js';
+import { mergeSandbox } from './sandbox-settings.js';
 
 export interface MergeInput {
   policy?: PolicyFileLayer;
@@ -48,6 +49,10 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
     >,
     mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
     push: { allowCiChanges: input.policy?.push?.allowCiChanges ?? false },
+    sandbox: mergeSandbox(
+      input.policy && { layer: input.policy.sandbox, path: input.policy.source.path },
+      input.settings.map((layer) => layer.sandbox),
+    ),
     warnings: layers.flatMap((layer) => layer.warnings),
     warningIssues: layers.flatMap((layer) => layer.warningIssues ?? []),
   });

@@ -17,6 +17,7 @@ import { didYouMean } from './did-you-mean.js';
 import type { ParsedDocument } from './document.js';
 import { parseJson, parseYaml } from './document.js';
 import { resolveDirectory } from './layer.js';
+import { emptySandboxLayer, resolveSandboxPaths, type SandboxLayer } from './sandbox-settings.js';
 import { normalizeMcpPolicy } from '../mcp/mcp-policy.js';
 import type { PathSegment, PolicyIssue } from './policy-error.js';
 import { describeValue, formatIssue, PolicyError } from './policy-error.js';
@@ -99,9 +100,27 @@ function normalize(content: PolicyFileContent, source: SourceText): PolicyFileLa
     passEnv: env.passEnv ?? [],
     mcp: normalizeMcpPolicy(content.mcp, source.path),
     push: { allowCiChanges: content.push?.allowCiChanges ?? false },
+    ...(content.sandbox !== undefined && { sandbox: policySandbox(content.sandbox, source) }),
     ...(content.settings === undefined
       ? {}
       : { settingsFiles: content.settings === false ? [] : content.settings }),
+  };
+}
+
+function policySandbox(
+  value: NonNullable<PolicyFileContent['sandbox']>,
+  source: { anchorDir: string; home?: string },
+): SandboxLayer {
+  if (value === 'off' || value === false) return { ...emptySandboxLayer(), enabled: false };
+  const paths = (list: readonly string[] | undefined) =>
+    resolveSandboxPaths(list ?? [], source.anchorDir, source.home);
+  return {
+    enabled: true,
+    allowedDomains: [...(value.network?.allowedDomains ?? [])],
+    allowWrite: paths(value.filesystem?.allowWrite),
+    denyWrite: paths(value.filesystem?.denyWrite),
+    denyRead: paths(value.filesystem?.denyRead),
+    allowRead: paths(value.filesystem?.allowRead),
   };
 }
 

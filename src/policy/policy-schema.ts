@@ -231,6 +231,51 @@ const pushSchema = z.strictObject(
   { error: 'expected a mapping with allowCiChanges' },
 );
 
+const pathList = z
+  .array(z.string({ error: 'expected a path: ~/…, absolute, or relative to the project' }).min(1), {
+    error: 'expected a list of paths',
+  })
+  .optional();
+
+const sandboxSchema = z.union(
+  [
+    z.literal('off'),
+    z.literal(false),
+    z.strictObject(
+      {
+        network: z
+          .strictObject(
+            {
+              allowedDomains: z
+                .array(
+                  z
+                    .string({
+                      error: 'expected a domain such as registry.npmjs.org or *.example.com',
+                    })
+                    .min(1),
+                  { error: 'expected a list of domains' },
+                )
+                .optional(),
+            },
+            { error: 'expected a mapping with allowedDomains' },
+          )
+          .optional(),
+        filesystem: z
+          .strictObject(
+            { allowWrite: pathList, denyWrite: pathList, denyRead: pathList, allowRead: pathList },
+            { error: 'expected a mapping with allowWrite, denyWrite, denyRead, allowRead' },
+          )
+          .optional(),
+      },
+      { error: 'expected a mapping with network, filesystem' },
+    ),
+  ],
+  {
+    error:
+      'expected off (run unsandboxed) or a mapping with network.allowedDomains and filesystem.allowWrite/denyWrite/denyRead/allowRead',
+  },
+);
+
 export const policyFileSchema = z.strictObject(
   {
     permissions: permissionsSchema.optional(),
@@ -244,8 +289,11 @@ export const policyFileSchema = z.strictObject(
     env: envSchema.optional(),
     mcp: mcpPolicySchema.optional(),
     push: pushSchema.optional(),
+    sandbox: sandboxSchema.optional(),
   },
-  { error: 'expected a mapping with permissions, hooks, settings, limits, env, mcp, push' },
+  {
+    error: 'expected a mapping with permissions, hooks, settings, limits, env, mcp, push, sandbox',
+  },
 );
 
 export type PolicyFileContent = z.infer<typeof policyFileSchema>;

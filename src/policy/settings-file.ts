@@ -5,6 +5,7 @@
  * malformed `permissions`, and unreadable deny or ask rules or mode are errors; a bad allow rule is
  * dropped with a warning.
  */
+import { readSettingsSandbox } from './sandbox-settings.js';
 import type { PermissionMode, PermissionRule } from '../permissions/types.js';
 import { PERMISSION_MODES } from '../permissions/types.js';
 import { didYouMean } from './did-you-mean.js';
@@ -17,7 +18,7 @@ import { readSettingsHooks } from './settings-hooks.js';
 import { ruleServerProblem } from './tool-names.js';
 import type { PolicyLayer, SourceText } from './types.js';
 
-const TOP_KEYS = ['permissions', 'hooks', 'env'];
+const TOP_KEYS = ['permissions', 'hooks', 'env', 'sandbox'];
 const PERMISSION_KEYS = ['allow', 'deny', 'ask', 'defaultMode', 'additionalDirectories'];
 /** `manual` is current Claude Code's name for `default` (docs/CC-COMPAT.md §2.1). */
 const MODE_ALIASES: Readonly<Record<string, PermissionMode>> = { manual: 'default' };
@@ -52,7 +53,7 @@ export function parseSettingsFile(source: SourceText): PolicyLayer {
     const hint = didYouMean(key, TOP_KEYS);
     findings.warn(
       [key],
-      `ignored; ci-agent reads only "permissions", "hooks" and "env"${hint}`,
+      `ignored; ci-agent reads only "permissions", "hooks", "env" and "sandbox"${hint}`,
       true,
     );
   }
@@ -60,6 +61,10 @@ export function parseSettingsFile(source: SourceText): PolicyLayer {
   if (value.hooks !== undefined)
     layer.hooks = readSettingsHooks(value.hooks, source.path, findings);
   if (value.env !== undefined) layer.env = readSettingsEnv(value.env, findings);
+  if (value.sandbox !== undefined) {
+    const sandbox = readSettingsSandbox(value.sandbox, source, findings);
+    if (sandbox) layer.sandbox = sandbox;
+  }
   findings.throwIfFailed();
   return layer;
 }

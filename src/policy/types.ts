@@ -2,6 +2,7 @@
  * What the policy loader produces: one frozen `LoadedPolicy` merged from the ci-agent policy file
  * and the Claude Code settings files, each rule and hook remembering the file it came from.
  */
+import type { LoadedSandbox, SandboxLayer } from './sandbox-settings.js';
 import type { HooksConfig } from '../hooks/config.js';
 import type { McpPolicy } from '../mcp/mcp-policy.js';
 import type { PermissionMode, PermissionRule } from '../permissions/types.js';
@@ -67,6 +68,8 @@ export interface PolicyLayer {
   hooks: HooksConfig;
   /** A settings file's `env`, refused names already dropped; absent in the policy file. */
   env?: Record<string, string>;
+  /** The `sandbox` section (sandbox-settings.ts). */
+  sandbox?: SandboxLayer;
   warnings: string[];
   /** The warnings with their file and position, in the same order; absent: none is located. */
   warningIssues?: readonly PolicyIssue[];
@@ -113,6 +116,8 @@ export interface LoadedPolicy {
   mcp: McpPolicy;
   /** What the action may push, from the policy file alone. */
   push: Readonly<PushPolicy>;
+  /** The sandbox's network and file-system lists, and whether a source turned it on or off. */
+  sandbox: Readonly<LoadedSandbox>;
   /** Ignored keys and entries, each naming the file and where in it. */
   warnings: readonly string[];
   /** The located ones among them, with file, line and column apart (annotations on the file). */

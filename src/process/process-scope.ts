@@ -21,6 +21,10 @@
  *     from its environment (`env -i`, `sudo`) and also left the group and the process tree
  *     (setsid after a double fork) before the sweep, and another user's processes.
  *
+ * A fourth, sandbox: the call runs in the OS sandbox (src/sandbox/), whose PID namespace the
+ * kernel empties when the command ends or bubblewrap dies; the group bubblewrap leads is killed
+ * on the way out, as for process-group.
+ *
  * A third kind, process-group, is only the process group the call leads: what stayed in the group
  * is killed when the call ends, nothing is looked for outside it. For ci-agent's own short
  * commands (git, ripgrep), which start nothing that leaves the group, and cost no /proc sweep.
@@ -45,7 +49,7 @@ import {
 
 export type ProcessScopeMechanism = 'pid-namespace' | 'process-sweep';
 /** A mechanism, or the process group alone (see above). */
-export type ProcessScopeKind = ProcessScopeMechanism | 'process-group';
+export type ProcessScopeKind = ProcessScopeMechanism | 'process-group' | 'sandbox';
 
 export interface ScopedCommand {
   /** What to spawn (detached, so that it leads a process group) instead of the command. */
@@ -92,12 +96,12 @@ export function scopeCommand(
   env: Readonly<Record<string, string>>,
   mechanism: ProcessScopeKind = processScopeMechanism(),
 ): ScopedCommand {
-  if (mechanism === 'process-group') {
+  if (mechanism === 'process-group' || mechanism === 'sandbox') {
     return {
       file,
       args: [...args],
       env: { ...env },
-      scope: new ProcessScope('process-group', undefined),
+      scope: new ProcessScope(mechanism, undefined),
     };
   }
   const tools = mechanism === 'pid-namespace' ? namespaceTools() : undefined;
@@ -164,7 +168,7 @@ export class ProcessScope {
     if (!leader) return 0;
     live.delete(this);
     if (live.size === 0) process.removeListener('exit', endAllOnExit);
-    if (this.mechanism === 'process-group') {
+    if (this.mechanism === 'process-group' || this.mechanism === 'sandbox') {
       // A group id stays reserved while a member runs, so it names nothing else meanwhile; the
       // leader was reaped moments ago, too soon for its pid to have come round again.
       signalGroup(leader.pid, 'SIGKILL');

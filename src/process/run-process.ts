@@ -29,6 +29,17 @@ import { errorMessage } from '../util/errors.js';
 import { HeadBuffer } from './head-buffer.js';
 import { scopeCommand, type ProcessScopeKind } from './process-scope.js';
 
+/**
+ * What runs a command inside a boundary of its own (the OS sandbox, src/sandbox/): the command
+ * in, what to spawn instead out. The wrapper owns the process's scope: its PID namespace ends
+ * whatever the command left, so the call's scope is the process group bubblewrap leads.
+ */
+export interface CommandWrapper {
+  wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
+  /** Whether a run's failure was the wrapper's own (it could not set up), not the command's. */
+  isSetupFailure(result: { exitCode: number | null; stderr: string }): boolean;
+}
+
 export interface RunProcessOptions {
   file: string;
   args: readonly string[];
@@ -59,6 +70,8 @@ export interface RunProcessOptions {
   abandonAfterKillMs?: number;
   /** Default: the best this process can have (process-scope.ts). */
   scope?: ProcessScopeKind;
+  /** Runs the command inside it (the sandbox); the scope is then the sandbox's. */
+  sandbox?: CommandWrapper;
 }
 
 export type ProcessOutcome = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';
@@ -113,7 +126,10 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
   const startedAt = performance.now();
   const stdout = new HeadBuffer(options.maxOutputChars ?? Infinity);
   const stderr = new HeadBuffer(options.maxStderrChars ?? options.maxOutputChars ?? Infinity);
-  const scoped = scopeCommand(options.file, options.args, options.env, options.scope);
+  const wrapped = options.sandbox?.wrap(options.file, options.args, options.cwd);
+  const scoped = wrapped
+    ? scopeCommand(wrapped.file, wrapped.args, options.env, 'sandbox')
+    : scopeCommand(options.file, options.args, options.env, options.scope);
   const { scope } = scoped;
   const snapshot = (outcome: ProcessOutcome, exit: LeaderExit, swept: number): ProcessResult => ({
     outcome,

@@ -9,6 +9,7 @@
  * and what model input is parsed with) is derived from it by omitting the hidden keys, and is
  * strict, so a model can never reach a parameter only the system may pass.
  */
+import type { CommandWrapper } from '../process/run-process.js';
 import * as z from 'zod';
 import type { FileStateCache } from './file-state.js';
 import type { JsonSchema, ToolResultBlock, Usage } from '../model/types.js';
@@ -92,6 +93,18 @@ export interface PermissionModeState {
   readonly afterPlan: PermissionMode;
 }
 
+/** What the tools need of the OS sandbox: to run a command in it, and what it shows. */
+export interface SandboxView extends CommandWrapper {
+  /** Variables every sandboxed command gets (TMPDIR, the network proxy's address). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Whether a real absolute path is out of the sandbox's sight (/proc, the home, the runner's). */
+  isHidden(path: string): boolean;
+  /** Whether the sandbox may write a real absolute path. */
+  isWritable(path: string): boolean;
+  /** Where a path, as the sandbox names it, is for this process (its /tmp is a private one). */
+  hostPath(path: string): string;
+}
+
 export interface ToolContext {
   /** Where the session started: relative paths, memory files and rules anchor here. */
   readonly projectDir: string;
@@ -105,6 +118,11 @@ export interface ToolContext {
   readonly env: Readonly<Record<string, string>>;
   /** Path of a ripgrep binary, or null to use the built-in search. */
   readonly ripgrepPath: string | null;
+  /**
+   * The OS sandbox the session's commands run in (src/sandbox/); absent: unsandboxed. The file
+   * tools keep to what it shows and lets write.
+   */
+  readonly sandbox?: SandboxView;
   /**
    * Whether the policy's Read deny rules cover this absolute path (docs/CC-COMPAT.md §2.4). The search
    * tools leave such files out of their results and say how many; absent: nothing is hidden.

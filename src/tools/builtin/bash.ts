@@ -116,13 +116,18 @@ export const bashTool = defineTool({
     const limits = readBashLimits(context.env);
     const timeoutMs = input._systemTimeoutMs ?? effectiveTimeoutMs(input.timeout, limits);
     const cwdReset = restoreMissingCwd(context);
-    const cwdFile = join(tmpdir(), `ci-agent-cwd-${randomUUID()}`);
+    // Inside the sandbox /tmp is its private one: the shell writes there, this process reads
+    // the same file where that folder is.
+    const cwdName = `ci-agent-cwd-${randomUUID()}`;
+    const { sandbox } = context;
+    const cwdFile = sandbox ? sandbox.hostPath(`/tmp/${cwdName}`) : join(tmpdir(), cwdName);
     const feed = new ProgressFeed();
     const running = runCommand({
       shell: shellPath(),
-      script: reportingCwd(input.command, cwdFile),
+      script: reportingCwd(input.command, sandbox ? `/tmp/${cwdName}` : cwdFile),
       cwd: context.shell.cwd,
-      env: withGitPins(context.env, input.command),
+      env: withGitPins(sandbox ? { ...context.env, ...sandbox.env } : context.env, input.command),
+      ...(sandbox && { sandbox }),
       timeoutMs,
       signal: context.signal,
       maxOutputChars: limits.maxOutputLength,
@@ -216,6 +221,10 @@ function toOutput(
   if (result.outcome === 'timed-out') notes.push(`Command timed out after ${timeoutMs / 1000}s`);
   if (result.outcome === 'failed-to-start')
     notes.push(`The shell could not start: ${result.error}`);
+  if (result.sandboxFailed)
+    notes.push(
+      'The sandbox could not be set up for this command, so it did not run (the message above is the sandbox\'s, not the command\'s)',
+    );
   const stderr = [...notes, formatStderr(result.stderr)];
   if (result.outcome === 'aborted')
     stderr.push('<error>Command was aborted before completion</error>');

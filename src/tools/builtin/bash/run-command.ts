@@ -7,7 +7,7 @@
  * its output later); nothing the script started outlives the call.
  */
 import type { ProcessScopeKind, ProcessScopeMechanism } from '../../../process/process-scope.js';
-import { runProcess } from '../../../process/run-process.js';
+import { runProcess, type CommandWrapper } from '../../../process/run-process.js';
 import type { HeadBuffer } from './output.js';
 
 export interface RunCommandOptions {
@@ -24,6 +24,8 @@ export interface RunCommandOptions {
   onOutput?: (chunk: string) => void;
   /** Default: the best this process can have (process/process-scope.ts). */
   processScope?: ProcessScopeMechanism;
+  /** The OS sandbox to run the shell in. */
+  sandbox?: CommandWrapper;
 }
 
 export type CommandOutcome = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';
@@ -40,6 +42,8 @@ export interface CommandResult {
   processScope: ProcessScopeKind;
   /** Processes the sweep had to kill after the call (left the group, or outlived the shell). */
   sweptProcesses: number;
+  /** The sandbox could not be set up for this call: the command did not run. */
+  sandboxFailed?: boolean;
 }
 
 export interface RunningCommand {
@@ -67,6 +71,7 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
     drainGraceMs: options.drainGraceMs ?? DEFAULT_DRAIN_GRACE_MS,
     afterExit: 'terminate',
     ...(options.processScope && { scope: options.processScope }),
+    ...(options.sandbox && { sandbox: options.sandbox }),
   });
   const result = running.result.then((done): CommandResult => ({
     outcome: done.outcome,
@@ -76,6 +81,10 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
     ...(done.error !== undefined && { error: done.error }),
     processScope: done.scope,
     sweptProcesses: done.sweptProcesses,
+    ...(options.sandbox?.isSetupFailure({
+      exitCode: done.exitCode,
+      stderr: done.stderr.text,
+    }) && { sandboxFailed: true }),
   }));
   return { pid: running.pid, result, stop: () => running.stop() };
 }

@@ -1,0 +1,173 @@
+/**
+ * What the sandbox sees of the file system, as a list of mounts in the order bubblewrap makes
+ * them, and the questions the file tools ask of the same plan (`isHidden`, `isWritable`), so that
+ * Read, Grep, Glob, Write and Edit, which run in ci-agent's own process, keep to the boundary that
+ * the kernel holds for everything the agent runs.
+ *
+ * The order, each step over the one before (a later mount shadows an earlier one):
+ *   1. the whole file system, read-only (`/`): the toolchains, wherever a runner keeps them;
+ *   2. a new /dev (null, zero, random, tty, shm) and a /proc of the sandbox's own PID namespace:
+ *      no /proc/<pid>/environ, cmdline, mem or maps of any process outside;
+ *   3. hidden, each an empty tmpfs: the home directory (credentials: ~/.git-credentials, ~/.ssh,
+ *      ~/.npmrc, ~/.docker, cloud CLIs), /run and /var/run (the docker socket, D-Bus, systemd),
+ *      the runner's own directories (its temp folder with the file-command files, the runner's
+ *      installation with its credentials, the other actions' code), and what the policy denies;
+ *   4. brought back read-only: tool folders under the home that hold programs and no credentials
+ *      (`~/.local/bin`, `~/.cargo/bin`, `~/.rustup`, `~/.dotnet/tools`), the runner's tool cache,
+ *      and what the policy lets the sandbox read;
+ *   5. writable: a private /tmp, then the workspace (and the other workspace roots) and the
+ *      caches the policy names;
+ *   6. read-only again inside the writable places: the judges (policy and settings files, hook
+ *      scripts, `.claude/`, `.mcp.json`, `.github/workflows`, `.github/actions`), the repository's
+ *      `.git/config` and `.git/hooks`, and what the policy keeps from writes.
+ *
+ * Pure: paths in, mounts out. Which of the paths exist is the caller's to find out (sandbox.ts);
+ * a path that does not exist is left out (bubblewrap cannot mount over nothing).
+ */
+import { isAbsolute, relative, sep } from 'node:path';
+
+export type Mount =
+  | { kind: 'ro-bind'; source: string; target: string }
+  | { kind: 'bind'; source: string; target: string }
+  /** Empty; read-only once every mount is made (the home stays writable: a call's scratch). */
+  | { kind: 'tmpfs'; target: string; readOnly: boolean }
+  | { kind: 'dev'; target: string }
+  | { kind: 'proc'; target: string };
+
+export interface MountPlanInput {
+  /** Writable, in this order: the workspace first. Real paths. */
+  workspaceRoots: readonly string[];
+  /** The private temporary folder, mounted at /tmp. */
+  privateTmp: string;
+  home: string;
+  /** Step 3: hidden whole (the runner's folders, /run, the policy's denyRead). */
+  hidden: readonly string[];
+  /** Step 4: read-only inside what is hidden (tool folders, the tool cache, allowRead). */
+  readable: readonly string[];
+  /** Step 5: writable besides the workspace (the policy's allowWrite: caches). */
+  writable: readonly string[];
+  /** Step 6: read-only inside the writable places (judges, .git/config, denyWrite). */
+  readOnly: readonly string[];
+  /** Files and folders bound in as they are (the network proxy's socket). */
+  passThrough?: readonly string[];
+}
+
+export interface MountPlan {
+  mounts: readonly Mount[];
+  /** Whether a path (real, absolute) is out of the sandbox's sight. */
+  isHidden(path: string): boolean;
+  /** Whether the sandbox could write to a path (real, absolute). */
+  isWritable(path: string): boolean;
+  /** Where a path as the sandbox names it is in this process's view (/tmp is the private one). */
+  hostPath(path: string): string;
+}
+
+/** Folders no process in the sandbox sees into, whatever the policy says. */
+export const ALWAYS_HIDDEN = ['/run', '/var/run'] as const;
+/** Kernel interfaces the file tools never read from, as the sandbox's own /proc and /dev differ. */
+const KERNEL_VIEWS = ['/proc', '/sys', '/dev'] as const;
+
+export function isInsideOrSame(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+export function buildMountPlan(input: MountPlanInput): MountPlan {
+  const hidden = unique([input.home, ...input.hidden]);
+  const writable = unique([...input.workspaceRoots, ...input.writable]);
+  const readOnly = unique(input.readOnly).filter((path) =>
+    writable.some((root) => isInsideOrSame(path, root)),
+  );
+  // /tmp before the workspace roots: a workspace in /tmp (a temp checkout) stays in sight.
+  const privateTmp: Mount = { kind: 'bind', source: input.privateTmp, target: '/tmp' };
+  const mounts: Mount[] = [
+    { kind: 'ro-bind', source: '/', target: '/' },
+    { kind: 'dev', target: '/dev' },
+    { kind: 'proc', target: '/proc' },
+    ...hidden.map((target): Mount => ({ kind: 'tmpfs', target, readOnly: target !== input.home })),
+    privateTmp,
+    ...unique(input.readable).map((path): Mount => ({
+      kind: 'ro-bind',
+      source: path,
+      target: path,
+    })),
+    ...writable.map((path): Mount => ({ kind: 'bind', source: path, target: path })),
+    // What is hidden inside a writable place (a runner's temp folder in the workspace) stays so.
+    ...hidden
+      .filter((path) => writable.some((root) => path !== root && isInsideOrSame(path, root)))
+      .map((target): Mount => ({ kind: 'tmpfs', target, readOnly: true })),
+    ...readOnly.map((path): Mount => ({ kind: 'ro-bind', source: path, target: path })),
+    ...(input.passThrough ?? []).map((path): Mount => ({
+      kind: 'bind',
+      source: path,
+      target: path,
+    })),
+  ];
+  // The deepest mount over a path decides what the sandbox sees there; among equally deep ones,
+  // the later (they are made in order).
+  const decisive = (path: string): Mount | undefined => {
+    let best: Mount | undefined;
+    let bestDepth = -1;
+    for (const mount of mounts) {
+      if (!isInsideOrSame(path, mount.target)) continue;
+      const depth = mount.target === '/' ? 0 : mount.target.split('/').length;
+      if (depth >= bestDepth) {
+        best = mount;
+        bestDepth = depth;
+      }
+    }
+    return best;
+  };
+  const inPrivateTmp = (path: string) => isInsideOrSame(path, input.privateTmp);
+  const isHidden = (path: string): boolean => {
+    if (inPrivateTmp(path)) return false;
+    if (KERNEL_VIEWS.some((view) => isInsideOrSame(path, view))) return true;
+    const mount = decisive(path);
+    // Under /tmp the sandbox sees its private folder, not this process's /tmp.
+    return mount === undefined || mount.kind === 'tmpfs' || mount === privateTmp;
+  };
+  const isWritable = (path: string): boolean => {
+    if (inPrivateTmp(path)) return true;
+    if (isHidden(path)) return false;
+    const mount = decisive(path);
+    return mount?.kind === 'bind' && writable.includes(mount.target);
+  };
+  const hostPath = (path: string): string => {
+    if (decisive(path) !== privateTmp) return path;
+    const rest = relative('/tmp', path);
+    return rest === '' ? input.privateTmp : `${input.privateTmp}${sep}${rest}`;
+  };
+  return { mounts, isHidden, isWritable, hostPath };
+}
+
+/**
+ * bubblewrap's arguments for the mounts, in order. A read-only tmpfs is made read-only last:
+ * the mounts inside it need their mount points made first.
+ */
+export function mountArguments(mounts: readonly Mount[]): string[] {
+  const readOnlyLast = mounts.flatMap((mount) =>
+    mount.kind === 'tmpfs' && mount.readOnly ? ['--remount-ro', mount.target] : [],
+  );
+  return [...mountSteps(mounts), ...readOnlyLast];
+}
+
+function mountSteps(mounts: readonly Mount[]): string[] {
+  return mounts.flatMap((mount) => {
+    switch (mount.kind) {
+      case 'ro-bind':
+        return ['--ro-bind', mount.source, mount.target];
+      case 'bind':
+        return ['--bind', mount.source, mount.target];
+      case 'tmpfs':
+        return ['--tmpfs', mount.target];
+      case 'dev':
+        return ['--dev', mount.target];
+      case 'proc':
+        return ['--proc', mount.target];
+    }
+  });
+}
+
+function unique(paths: readonly string[]): string[] {
+  return [...new Set(paths)];
+}

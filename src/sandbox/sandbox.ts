@@ -1,0 +1,342 @@
+/**
+ * The OS sandbox everything the agent runs goes through: the Bash tool, the test command, hooks
+ * and MCP stdio servers. bubblewrap makes, per call, a user, PID, network, IPC and UTS namespace
+ * and the mount view of mount-plan.ts; the boundary is the kernel's, not a classifier's:
+ *   - a PID namespace with its own /proc: nothing outside is visible, readable or signalled, and
+ *     when the command ends (or bubblewrap is killed, or ci-agent is: `setpriv --pdeathsig`), the
+ *     kernel kills whatever is left in it;
+ *   - no new privileges (bubblewrap sets no_new_privs; every capability dropped): `sudo` and other
+ *     setuid programs do not raise anything; no nested user namespace where bubblewrap can refuse
+ *     it (`--disable-userns`, bubblewrap 0.8);
+ *   - a network namespace of its own: only its loopback, and, when the policy names domains, a
+ *     Unix socket to the filtering proxy ci-agent runs outside (network-proxy.ts), bridged to a
+ *     port on that loopback (network-bridge.ts); a process that ignores the proxy variables has
+ *     no route anywhere;
+ *   - the environment is what the caller hands over (tool-environment.ts: an allow-list).
+ *
+ * Sequence of `startSandbox`:
+ *   1. find bubblewrap and setpriv, and what this bubblewrap can do;
+ *   2. work out the mount plan from the runner's environment, the workspace and the policy;
+ *   3. make the private /tmp; start the network proxy when the policy names domains;
+ *   4. probe: run `true` in exactly that sandbox; if it fails, say why and what fixes it
+ *      (host-setup.ts), and start nothing.
+ */
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, lstatSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { runProcess, type CommandWrapper } from '../process/run-process.js';
+import { findOnPath, runHostTool } from './host-tools.js';
+import {
+  ALWAYS_HIDDEN,
+  buildMountPlan,
+  isInsideOrSame,
+  mountArguments,
+  type MountPlan,
+} from './mount-plan.js';
+import { explainProbeFailure, SandboxUnavailable } from './host-setup.js';
+
+export interface SandboxPolicy {
+  allowedDomains: readonly string[];
+  /** Absolute paths (the policy loader resolves `~/` and relative entries). */
+  allowWrite: readonly string[];
+  denyWrite: readonly string[];
+  denyRead: readonly string[];
+  allowRead: readonly string[];
+}
+
+export interface SandboxRequest {
+  /** The workspace first, then the other roots the agent may write. */
+  workspaceRoots: readonly string[];
+  home: string;
+  /** ci-agent's own environment: where the runner keeps its folders. */
+  env: NodeJS.ProcessEnv;
+  policy: SandboxPolicy;
+  /** Files the agent must not change: policy, settings, hook scripts (judges.ts). */
+  judges: readonly string[];
+  /** Starts the network proxy on a socket path; network-proxy.ts in production. */
+  startProxy?: (socketPath: string, allowedDomains: readonly string[]) => Promise<ProxyHandle>;
+  /** The in-sandbox bridge: a sh snippet and the variables that point at it. */
+  bridge?: { command(socketPath: string): string; env: Readonly<Record<string, string>> };
+}
+
+export interface ProxyHandle {
+  close(): Promise<void>;
+}
+
+export interface Sandbox extends CommandWrapper {
+  isHidden(path: string): boolean;
+  isWritable(path: string): boolean;
+  hostPath(path: string): string;
+  readonly mechanism: 'bubblewrap';
+  readonly version: string;
+  readonly plan: MountPlan;
+  readonly allowedDomains: readonly string[];
+  /** Variables every sandboxed command gets (TMPDIR, the proxy's address). */
+  readonly env: Readonly<Record<string, string>>;
+  /** One line for the report and the log. */
+  describe(): string;
+  /**
+   * Commands started in it; of the Bash calls and test commands (whose results are checked),
+   * how many it could not set up, and the last such failure's first line.
+   */
+  stats(): { commands: number; checked: number; setupFailures: number; lastFailure?: string };
+  close(): Promise<void>;
+}
+
+/** Tool folders under a home that hold programs and no credentials (GitHub-hosted images). */
+const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools'];
+/** Inside every writable root: what runs git's programs, and the judges Claude Code reads. */
+const PROTECTED_IN_ROOTS = [
+  '.git/config',
+  '.git/hooks',
+  '.claude',
+  '.mcp.json',
+  '.github/workflows',
+  '.github/actions',
+];
+
+export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
+  const tools = await findTools(request.env.PATH);
+  const base = mkdtempSync(join(tmpdir(), 'ci-agent-sandbox-'));
+  const privateTmp = join(base, 'tmp');
+  mkdirSync(privateTmp, { mode: 0o700 });
+  const network = request.policy.allowedDomains.length > 0;
+  const socketDir = join(base, 'net');
+  const socketPath = join(socketDir, 'proxy.sock');
+  let proxy: ProxyHandle | undefined;
+  try {
+    if (network) {
+      if (!request.startProxy || !request.bridge) {
+        throw new SandboxUnavailable(
+          'the policy names network domains, but no network proxy was given to the sandbox',
+          'this is a bug in ci-agent; report it',
+        );
+      }
+      if (!tools.socat) {
+        throw new SandboxUnavailable(
+          'the policy lets the sandbox reach network domains, and that needs socat, which is not installed',
+          'install it before this step (`sudo apt-get install -y socat`), or remove sandbox.network.allowedDomains from the policy',
+        );
+      }
+      mkdirSync(socketDir, { mode: 0o700 });
+      proxy = await request.startProxy(socketPath, request.policy.allowedDomains);
+    }
+    const plan = buildMountPlan({
+      ...layout(request),
+      privateTmp,
+      ...(network && { passThrough: [socketDir] }),
+    });
+    const fixed = [
+      '--unshare-user',
+      '--unshare-pid',
+      '--unshare-net',
+      '--unshare-ipc',
+      '--unshare-uts',
+      '--unshare-cgroup-try',
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      ...(tools.disableUserns ? ['--disable-userns'] : []),
+      ...mountArguments(plan.mounts),
+      '--setenv',
+      'TMPDIR',
+      '/tmp',
+    ];
+    const env = { TMPDIR: '/tmp', ...(network && request.bridge ? request.bridge.env : {}) };
+    const prelude = network && request.bridge ? request.bridge.command(socketPath) : undefined;
+    const counts = {
+      commands: 0,
+      checked: 0,
+      setupFailures: 0,
+      lastFailure: undefined as string | undefined,
+    };
+    const wrap: CommandWrapper['wrap'] = (file, args, cwd) => ({
+      file: tools.setpriv,
+      args: [
+        '--pdeathsig',
+        'KILL',
+        '--',
+        tools.bwrap,
+        ...fixed,
+        '--chdir',
+        cwd,
+        '--',
+        ...(prelude ? ['/bin/sh', '-c', `${prelude}\nexec "$@"`, 'sh'] : []),
+        file,
+        ...args,
+      ],
+    });
+    await probe(wrap, request);
+    const domains = request.policy.allowedDomains;
+    return {
+      mechanism: 'bubblewrap',
+      version: tools.version,
+      plan,
+      allowedDomains: domains,
+      env,
+      wrap: (file, args, cwd) => {
+        counts.commands++;
+        return wrap(file, args, cwd);
+      },
+      isSetupFailure: (result) => {
+        counts.checked++;
+        if (!isSetupFailure(result)) return false;
+        counts.setupFailures++;
+        counts.lastFailure = result.stderr.trim().split('\n')[0]?.slice(0, 300);
+        return true;
+      },
+      stats: () => ({
+        commands: counts.commands,
+        checked: counts.checked,
+        setupFailures: counts.setupFailures,
+        ...(counts.lastFailure !== undefined && { lastFailure: counts.lastFailure }),
+      }),
+      isHidden: (path) => plan.isHidden(path),
+      isWritable: (path) => plan.isWritable(path),
+      hostPath: (path) => plan.hostPath(path),
+      describe: () =>
+        `bubblewrap ${tools.version}: no credentials, the runner's files hidden, ` +
+        (domains.length > 0 ? `network only to ${domains.join(', ')}` : 'no network'),
+      close: async () => {
+        await proxy?.close();
+        rmSync(base, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await proxy?.close();
+    rmSync(base, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** bubblewrap's own failures (a mount it could not make, a namespace refused) start so. */
+export function isSetupFailure(result: { exitCode: number | null; stderr: string }): boolean {
+  return result.exitCode === 1 && /^bwrap: /m.test(result.stderr.slice(0, 4096));
+}
+
+interface Tools {
+  bwrap: string;
+  setpriv: string;
+  socat: string | undefined;
+  version: string;
+  disableUserns: boolean;
+}
+
+async function findTools(path: string | undefined): Promise<Tools> {
+  const bwrap = findOnPath('bwrap', path);
+  const setpriv = findOnPath('setpriv', path);
+  if (!bwrap) {
+    throw new SandboxUnavailable(
+      'bubblewrap (bwrap) is not installed, and ci-agent runs every command the agent causes in its sandbox',
+      'install it before this step: `sudo apt-get install -y bubblewrap` (Debian, Ubuntu), or set `sandbox: off` in the policy to run unsandboxed',
+    );
+  }
+  if (!setpriv) {
+    throw new SandboxUnavailable(
+      'setpriv (util-linux) is not installed; the sandbox needs it to end with ci-agent',
+      'install util-linux (`sudo apt-get install -y util-linux`)',
+    );
+  }
+  const [versionText, help] = await Promise.all([
+    runHostTool(bwrap, ['--version'], { path }),
+    runHostTool(bwrap, ['--help'], { path }),
+  ]);
+  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(versionText.stdout)?.[1] ?? 'unknown';
+  return {
+    bwrap,
+    setpriv,
+    socat: findOnPath('socat', path),
+    version,
+    disableUserns: help.stdout.includes('--disable-userns'),
+  };
+}
+
+/** The mount plan's inputs: which of the runner's and the policy's paths exist, as real paths. */
+function layout(request: SandboxRequest) {
+  const { env, home, policy } = request;
+  const real = (path: string | undefined): string | undefined => {
+    if (!path) return undefined;
+    try {
+      return realpathSync(path);
+    } catch {
+      return undefined;
+    }
+  };
+  const existing = (paths: readonly (string | undefined)[]) =>
+    paths.map(real).filter((path): path is string => path !== undefined);
+  const roots = existing(request.workspaceRoots);
+  const realHome = real(home) ?? home;
+  const fileCommands = [
+    env.GITHUB_ENV,
+    env.GITHUB_PATH,
+    env.GITHUB_OUTPUT,
+    env.GITHUB_STATE,
+    env.GITHUB_STEP_SUMMARY,
+  ].map((file) => (file ? dirname(file) : undefined));
+  const hidden = existing([
+    ...ALWAYS_HIDDEN.filter((path) => isRealDirectory(path)),
+    env.RUNNER_TEMP,
+    ...fileCommands,
+    ...runnerFolders(env),
+    ...policy.denyRead,
+  ]).filter((path) => path !== '/');
+  const inside = roots.find((root) => isInsideOrSame(realHome, root));
+  if (inside) {
+    throw new SandboxUnavailable(
+      `the workspace ${inside} is the home directory ${realHome} or holds it: the sandbox cannot show the workspace and hide what the home keeps (credentials)`,
+      'run ci-agent in a project folder below the home directory',
+    );
+  }
+  for (const cache of policy.allowWrite) mkdirSync(cache, { recursive: true });
+  return {
+    workspaceRoots: roots,
+    home: realHome,
+    hidden,
+    readable: existing([
+      ...HOME_TOOL_FOLDERS.map((folder) => join(home, folder)),
+      env.RUNNER_TOOL_CACHE,
+      ...policy.allowRead,
+    ]),
+    writable: existing(policy.allowWrite),
+    readOnly: existing([
+      ...roots.flatMap((root) => PROTECTED_IN_ROOTS.map((path) => join(root, path))),
+      ...request.judges,
+      ...policy.denyWrite,
+    ]),
+  };
+}
+
+/**
+ * The runner's work folder and, for a self-hosted runner, its installation (`<root>/_work`): the
+ * other actions' code, the runner's credentials (`.credentials`, `.credentials_rsaparams`).
+ */
+function runnerFolders(env: NodeJS.ProcessEnv): string[] {
+  if (!env.RUNNER_WORKSPACE) return [];
+  const work = dirname(env.RUNNER_WORKSPACE);
+  return basename(work) === '_work' ? [work, dirname(work)] : [work];
+}
+
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory() && statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function probe(wrap: CommandWrapper['wrap'], request: SandboxRequest): Promise<void> {
+  const cwd = request.workspaceRoots[0] ?? '/';
+  const wrapped = wrap('/bin/sh', ['-c', 'exit 0'], cwd);
+  const result = await runProcess({
+    file: wrapped.file,
+    args: wrapped.args,
+    cwd,
+    env: { PATH: request.env.PATH ?? '/usr/bin:/bin' },
+    timeoutMs: 30_000,
+    scope: 'process-group',
+  }).result;
+  if (result.outcome === 'exited' && result.exitCode === 0) return;
+  throw explainProbeFailure(
+    result.error ?? (result.stderr.text.trim() || `exit ${result.exitCode}`),
+  );
+}
