@@ -1,0 +1,381 @@
+/**
+ * The sandbox's only way out to the network: an HTTP proxy on a Unix socket that the controller
+ * runs outside the sandbox. The sandbox has its own network namespace (loopback only); the socket
+ * is bind-mounted in and bridged to a loopback TCP port (network-bridge.ts), where HTTP_PROXY and
+ * HTTPS_PROXY point. A process that ignores those variables has no route at all.
+ *
+ * Per request (CONNECT host:port for tunnels; an absolute-URI request for plain HTTP):
+ *   1. parse the target; garbage gets 400 and the connection closes;
+ *   2. match it against the allow-list (allowed-domains.ts); no entry → 403 naming the host and
+ *      the policy field to change;
+ *   3. a name is resolved once, and every address must pass `forbiddenAddress` (unless an
+ *      IP-literal entry names that address and port); the address that passed is dialed, so a
+ *      second lookup cannot answer differently (DNS rebinding);
+ *   4. the tunnel is spliced, or the request is forwarded with its hop-by-hop headers dropped.
+ * Every decision is recorded and handed to `onDecision`.
+ */
+import { lookup } from 'node:dns/promises';
+import { rm } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { connect, isIP } from 'node:net';
+import type { Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import type { Duplex } from 'node:stream';
+import {
+  canonicalIp,
+  forbiddenAddress,
+  matchAllowedDomains,
+  parseAllowedDomains,
+  splitHostPort,
+} from './allowed-domains.js';
+import type { AllowedDomain } from './allowed-domains.js';
+
+export { parseAllowedDomains } from './allowed-domains.js';
+export type { AllowedDomain, ParsedAllowedDomains } from './allowed-domains.js';
+
+export interface NetworkDecision {
+  host: string;
+  port: number;
+  method: 'CONNECT' | 'HTTP';
+  allowed: boolean;
+  reason: string;
+}
+
+export interface NetworkProxy {
+  socketPath: string;
+  decisions(): readonly NetworkDecision[];
+  close(): Promise<void>;
+}
+
+export interface NetworkProxyOptions {
+  socketPath: string;
+  /** Policy entries; an invalid one throws (check them first with `parseAllowedDomains`). */
+  allowedDomains: readonly string[];
+  /** Name → addresses; defaults to the system resolver (getaddrinfo, every address). */
+  resolve?: (host: string) => Promise<string[]>;
+  onDecision?: (decision: NetworkDecision) => void;
+  /** A client that has not sent its request head by then is dropped. Default 10 s. */
+  headersTimeoutMs?: number;
+  /** A tunnel or request with no traffic either way for this long is closed. Default 5 min. */
+  idleTimeoutMs?: number;
+}
+
+/** Header block cap (bytes): requests through a proxy need a few hundred; 400 Bad Request past it. */
+const MAX_HEADER_BYTES = 16 * 1024;
+const CONNECT_TIMEOUT_MS = 10_000;
+const MAX_RECORDED = 10_000;
+/** sun_path is 108 bytes on Linux, one of them the terminating NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+const FIELD = 'sandbox.network.allowedDomains';
+const NAME = /^(?!-)[a-z0-9_-]{1,63}(?<!-)(\.(?!-)[a-z0-9_-]{1,63}(?<!-))*\.?$/i;
+
+interface Target {
+  host: string;
+  port: number;
+}
+
+type Verdict =
+  | { allowed: true; address: string; reason: string }
+  | { allowed: false; status: 403 | 502; reason: string };
+
+export async function startNetworkProxy(options: NetworkProxyOptions): Promise<NetworkProxy> {
+  const { socketPath } = options;
+  if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+    throw new Error(
+      `network proxy socket path is ${Buffer.byteLength(socketPath)} bytes, over the ${MAX_SOCKET_PATH_BYTES} a Unix socket address holds: ${socketPath}`,
+    );
+  const { domains, errors } = parseAllowedDomains(options.allowedDomains);
+  if (errors.length > 0) throw new Error(errors.join('\n'));
+  const resolve = options.resolve ?? systemResolve;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+  const recorded: NetworkDecision[] = [];
+  const record = (decision: NetworkDecision) => {
+    if (recorded.length < MAX_RECORDED) recorded.push(decision);
+    try {
+      options.onDecision?.(decision);
+    } catch {
+      // An observer's failure must not take the tunnel down with it.
+    }
+  };
+  const decide = async (target: Target, method: NetworkDecision['method']) => {
+    const verdict = await judge(target, domains, resolve);
+    record({ ...target, method, allowed: verdict.allowed, reason: verdict.reason });
+    return verdict;
+  };
+
+  const sockets = new Set<Duplex>();
+  const track = (socket: Duplex) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server = createServer({
+    maxHeaderSize: MAX_HEADER_BYTES,
+    headersTimeout: options.headersTimeoutMs ?? 10_000,
+    requestTimeout: 0,
+    connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs ?? 1_000),
+  });
+  server.on('connection', (socket: Socket) => {
+    track(socket);
+    socket.on('error', () => socket.destroy());
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end(plainResponse(400, 'Bad Request', 'malformed proxy request'));
+    socket.destroy();
+  });
+  server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
+    void tunnel(request, client, head, decide, idleTimeoutMs, track);
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    void forward(request, response, decide, idleTimeoutMs, track);
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+  server.on('error', () => undefined);
+
+  return {
+    socketPath,
+    decisions: () => [...recorded],
+    close: async () => {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await rm(socketPath, { force: true });
+    },
+  };
+}
+
+async function systemResolve(host: string): Promise<string[]> {
+  const answers = await lookup(host, { all: true, order: 'ipv4first' });
+  return answers.map((answer) => answer.address);
+}
+
+/** Steps 2 and 3 of the header: which address, if any, this target may be dialed at. */
+async function judge(
+  target: Target,
+  domains: readonly AllowedDomain[],
+  resolve: (host: string) => Promise<string[]>,
+): Promise<Verdict> {
+  const { host, port } = target;
+  const where = `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+  const entry = matchAllowedDomains(domains, host, port);
+  if (!entry)
+    return {
+      allowed: false,
+      status: 403,
+      reason: `ci-agent sandbox: ${where} is not in the policy's ${FIELD}; the sandbox reaches only the hosts listed there. Add "${isIP(host) === 6 ? `[${host}]` : host}" to ${FIELD} in the policy if this command needs it.`,
+    };
+  if (isIP(host) !== 0)
+    return { allowed: true, address: host, reason: `allowed by "${entry.entry}"` };
+  let addresses: string[];
+  try {
+    addresses = await resolve(host);
+  } catch (error) {
+    return {
+      allowed: false,
+      status: 502,
+      reason: `ci-agent sandbox: ${host} did not resolve (${errorCode(error)})`,
+    };
+  }
+  if (addresses.length === 0)
+    return { allowed: false, status: 502, reason: `ci-agent sandbox: ${host} has no address` };
+  const locals = localAddresses();
+  for (const address of addresses) {
+    const why = isIP(address) === 0 ? 'not an IP address' : forbiddenAddress(address, locals);
+    if (why && !matchAllowedDomains(domains, address, port))
+      return {
+        allowed: false,
+        status: 403,
+        reason: `ci-agent sandbox: ${host} is allowed by "${entry.entry}" but resolves to ${address}, ${why}, which the sandbox may not reach. If that is intended, add the address itself ("${isIP(address) === 6 ? `[${address}]` : address}:${port}") to ${FIELD}.`,
+      };
+  }
+  return {
+    allowed: true,
+    address: addresses[0] as string,
+    reason: `allowed by "${entry.entry}", dialed at ${addresses[0]}`,
+  };
+}
+
+function localAddresses(): Set<string> {
+  const addresses = new Set<string>();
+  for (const list of Object.values(networkInterfaces()))
+    for (const info of list ?? []) addresses.add(canonicalIp(info.address.replace(/%.*$/, '')));
+  return addresses;
+}
+
+/** `host:port` of a CONNECT, or the authority of an absolute http:// URI. */
+function parseTarget(authority: string, defaultPort: number | undefined): Target | undefined {
+  const split = splitHostPort(authority.toLowerCase());
+  if (typeof split === 'string') return undefined;
+  const port = split.port ?? defaultPort;
+  const host = split.host.replace(/\.$/, '');
+  if (port === undefined || host === '') return undefined;
+  if (isIP(host) !== 0) return { host: canonicalIp(host), port };
+  return NAME.test(host) ? { host, port } : undefined;
+}
+
+async function tunnel(
+  request: IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+  decide: (target: Target, method: 'CONNECT') => Promise<Verdict>,
+  idleTimeoutMs: number,
+  track: (socket: Duplex) => void,
+): Promise<void> {
+  client.on('error', () => client.destroy());
+  const target = parseTarget(request.url ?? '', undefined);
+  if (!target) {
+    client.end(
+      plainResponse(400, 'Bad Request', 'CONNECT needs host:port, e.g. CONNECT example.com:443'),
+    );
+    return;
+  }
+  const verdict = await decide(target, 'CONNECT');
+  if (!verdict.allowed) {
+    client.end(plainResponse(verdict.status, statusText(verdict.status), verdict.reason));
+    return;
+  }
+  const upstream = connect({
+    host: verdict.address,
+    port: target.port,
+    timeout: CONNECT_TIMEOUT_MS,
+  });
+  track(upstream);
+  upstream.once('timeout', () => upstream.destroy(new Error('ETIMEDOUT')));
+  let established = false;
+  upstream.once('error', (error) => {
+    if (!established && client.writable)
+      client.end(
+        plainResponse(
+          502,
+          'Bad Gateway',
+          `ci-agent sandbox: ${target.host}:${target.port}: ${errorCode(error)}`,
+        ),
+      );
+    else client.destroy();
+  });
+  upstream.once('connect', () => {
+    established = true;
+    upstream.setTimeout(idleTimeoutMs);
+    upstream.removeAllListeners('timeout');
+    upstream.once('timeout', () => {
+      upstream.destroy();
+      client.destroy();
+    });
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  client.once('close', () => upstream.destroy());
+  upstream.once('close', () => {
+    if (established) client.destroy();
+  });
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+async function forward(
+  request: IncomingMessage,
+  response: ServerResponse,
+  decide: (target: Target, method: 'HTTP') => Promise<Verdict>,
+  idleTimeoutMs: number,
+  track: (socket: Duplex) => void,
+): Promise<void> {
+  const fail = (status: number, reason: string) => {
+    if (!response.headersSent) {
+      response.writeHead(status, {
+        'content-type': 'text/plain; charset=utf-8',
+        connection: 'close',
+      });
+      response.end(`${reason}\n`);
+    } else response.destroy();
+    request.resume();
+  };
+  let url: URL | undefined;
+  try {
+    url = new URL(request.url ?? '');
+  } catch {
+    url = undefined;
+  }
+  if (!url || url.protocol !== 'http:') {
+    fail(
+      400,
+      'ci-agent sandbox: this is a proxy; send an absolute http:// URI, or CONNECT host:port for https',
+    );
+    return;
+  }
+  const target = parseTarget(url.host, 80);
+  if (!target) {
+    fail(400, `ci-agent sandbox: cannot read the host of ${url.host}`);
+    return;
+  }
+  const verdict = await decide(target, 'HTTP');
+  if (!verdict.allowed) {
+    fail(verdict.status, verdict.reason);
+    return;
+  }
+  const headers: OutgoingHttpHeaders = {};
+  const named = new Set(
+    (request.headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()),
+  );
+  for (const [name, value] of Object.entries(request.headers))
+    if (!HOP_BY_HOP.has(name) && !named.has(name) && value !== undefined) headers[name] = value;
+  const upstream = httpRequest({
+    host: verdict.address,
+    port: target.port,
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    headers,
+    setHost: false,
+    agent: false,
+    timeout: idleTimeoutMs,
+  });
+  upstream.on('socket', track);
+  upstream.once('timeout', () => upstream.destroy(new Error('ETIMEDOUT')));
+  upstream.once('error', (error) =>
+    fail(502, `ci-agent sandbox: ${target.host}:${target.port}: ${errorCode(error)}`),
+  );
+  upstream.once('response', (answer) => {
+    const out: OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(answer.headers))
+      if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+    response.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+    answer.pipe(response);
+  });
+  request.pipe(upstream);
+  response.once('close', () => upstream.destroy());
+}
+
+function plainResponse(status: number, text: string, body: string): string {
+  const payload = `${body.replace(/[\r\n]+/g, ' ')}\n`;
+  return (
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload}`
+  );
+}
+
+function statusText(status: number): string {
+  return status === 403 ? 'Forbidden' : 'Bad Gateway';
+}
+
+function errorCode(error: unknown): string {
+  if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.message;
+  return String(error);
+}
