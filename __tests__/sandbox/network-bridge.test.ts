@@ -137,11 +137,18 @@ describe.runIf(ready)('bridgeCommand, in a bwrap sandbox with no network', () =>
       .flat()
       .find((info) => info && !info.internal && info.family === 'IPv4')?.address;
     it.runIf(external)('cannot reach this host by its interface address', async () => {
-      const result = await sandboxed(
-        `${CURL} --noproxy '*' --connect-timeout 2 http://${external}:${upstreamPort}/`,
-      );
-      expect(result.exitCode).not.toBe(0);
-      expect(result.stdout).toBe('');
+      const outside = createServer((_, response) => response.end('outside'));
+      await new Promise<void>((done) => outside.listen(0, external, done));
+      const port = (outside.address() as AddressInfo).port;
+      try {
+        const result = await sandboxed(
+          `${CURL} --noproxy '*' --connect-timeout 2 http://${external}:${port}/`,
+        );
+        expect(result.exitCode).not.toBe(0);
+        expect(result.stdout).toBe('');
+      } finally {
+        outside.close();
+      }
     });
   });
 
