@@ -158,6 +158,7 @@ describe('startNetworkProxy', () => {
       ['a cloud metadata address', '169.254.169.254'],
       ['an IPv4-mapped loopback address', '::ffff:127.0.0.1'],
       ['a mix of a public and a loopback address', '104.16.0.35,127.0.0.1'],
+      ['a link-local address with a zone', 'fe80::1%eth0'],
     ])('refuses an allowed name that resolves to %s', async (_, addresses) => {
       const { socketPath } = await proxy(['upstream.test'], {
         resolve: async () => addresses.split(','),
@@ -244,6 +245,15 @@ describe('startNetworkProxy', () => {
         method: 'HTTP',
         allowed: true,
       });
+    });
+
+    it('sends the Host of the checked target, not the one the client wrote', async () => {
+      seen = [];
+      const { socketPath } = await proxy(['upstream.test', `127.0.0.1:${webPort}`], {
+        resolve: loopbackResolve,
+      });
+      await get(socketPath, `http://upstream.test:${webPort}/`, { host: 'metadata.internal' });
+      expect(seen[0]?.host).toBe(`upstream.test:${webPort}`);
     });
 
     it('answers 403 with the reason in the body for a host not on the list', async () => {

@@ -95,7 +95,10 @@ export function splitHostPort(text: string): { host: string; port: number | unde
 /** IP text in one form, so that `::0001` and `::1` (or `0:0::1`) compare equal. */
 export function canonicalIp(address: string): string {
   if (isIPv4(address)) return address;
-  return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  // A zone (fe80::1%eth0) names the interface, not the address; URL refuses it.
+  const bare = address.replace(/%.*$/, '');
+  if (isIP(bare) !== 6) return address;
+  return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
 }
 
 /** The entries that let a request for `host:port` through; `host` is a name or an IP literal. */

@@ -64,6 +64,7 @@ export interface NetworkProxyOptions {
 /** Header block cap (bytes): requests through a proxy need a few hundred; 400 Bad Request past it. */
 const MAX_HEADER_BYTES = 16 * 1024;
 const CONNECT_TIMEOUT_MS = 10_000;
+const MAX_CONNECTIONS = 512;
 const MAX_RECORDED = 10_000;
 /** sun_path is 108 bytes on Linux, one of them the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -115,6 +116,8 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     requestTimeout: 0,
     connectionsCheckingInterval: Math.min(1_000, options.headersTimeoutMs ?? 1_000),
   });
+  // Every connection holds a descriptor of the controller, which also runs the agent.
+  server.maxConnections = MAX_CONNECTIONS;
   server.on('connection', (socket: Socket) => {
     track(socket);
     socket.on('error', () => socket.destroy());
@@ -124,10 +127,10 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     socket.destroy();
   });
   server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
-    void tunnel(request, client, head, decide, idleTimeoutMs, track);
+    tunnel(request, client, head, decide, idleTimeoutMs, track).catch(() => client.destroy());
   });
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    void forward(request, response, decide, idleTimeoutMs, track);
+    forward(request, response, decide, idleTimeoutMs, track).catch(() => response.destroy());
   });
 
   await new Promise<void>((resolveListen, reject) => {
@@ -237,6 +240,7 @@ async function tunnel(
     return;
   }
   const verdict = await decide(target, 'CONNECT');
+  if (client.destroyed) return;
   if (!verdict.allowed) {
     client.end(plainResponse(verdict.status, statusText(verdict.status), verdict.reason));
     return;
@@ -327,16 +331,20 @@ async function forward(
     return;
   }
   const verdict = await decide(target, 'HTTP');
+  if (response.destroyed) return;
   if (!verdict.allowed) {
     fail(verdict.status, verdict.reason);
     return;
   }
-  const headers: OutgoingHttpHeaders = {};
+  // A proxy replaces Host with the request target's authority (RFC 9112 §3.2.2): the host that
+  // was checked is the one the upstream serves, not another virtual host behind the same address.
+  const headers: OutgoingHttpHeaders = { host: url.host };
   const named = new Set(
     (request.headers.connection ?? '').split(',').map((name) => name.trim().toLowerCase()),
   );
   for (const [name, value] of Object.entries(request.headers))
-    if (!HOP_BY_HOP.has(name) && !named.has(name) && value !== undefined) headers[name] = value;
+    if (!HOP_BY_HOP.has(name) && !named.has(name) && name !== 'host' && value !== undefined)
+      headers[name] = value;
   const upstream = httpRequest({
     host: verdict.address,
     port: target.port,
