@@ -1,5 +1,6 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Server } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,9 @@ let dir: string;
 let socketPath: string;
 let upstream: Server;
 let upstreamPort: number;
+let secure: Server;
+let securePort: number;
+let certificate: string;
 let proxy: NetworkProxy;
 
 beforeAll(async () => {
@@ -28,9 +32,23 @@ beforeAll(async () => {
   upstream = createServer((request, response) => response.end(`upstream saw ${request.url}`));
   await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
   upstreamPort = (upstream.address() as AddressInfo).port;
+  // A certificate for upstream.test, so that curl, git and npm check TLS through the tunnel.
+  certificate = join(dir, 'upstream.pem');
+  const key = join(dir, 'upstream.key');
+  await execa('openssl', [
+    ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
+    ...['-keyout', key, '-out', certificate, '-days', '1', '-subj', '/CN=upstream.test'],
+    ...['-addext', 'subjectAltName=DNS:upstream.test'],
+  ]);
+  secure = createHttpsServer(
+    { key: readFileSync(key), cert: readFileSync(certificate) },
+    (request, response) => response.end(`secure upstream saw ${request.url}`),
+  );
+  await new Promise<void>((done) => secure.listen(0, '127.0.0.1', done));
+  securePort = (secure.address() as AddressInfo).port;
   proxy = await startNetworkProxy({
     socketPath,
-    allowedDomains: ['upstream.test', `127.0.0.1:${upstreamPort}`],
+    allowedDomains: ['upstream.test', `127.0.0.1:${upstreamPort}`, `127.0.0.1:${securePort}`],
     resolve: async (host) => {
       if (host === 'upstream.test') return ['127.0.0.1'];
       throw Object.assign(new Error(host), { code: 'ENOTFOUND' });
@@ -41,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy.close();
   upstream.close();
+  secure.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -78,6 +97,14 @@ describe.runIf(ready)('bridgeCommand, in a bwrap sandbox with no network', () =>
     expect(result.stdout).toBe('upstream saw /tunnel');
   });
 
+  it('reaches an allowed HTTPS destination, TLS end to end through the tunnel', async () => {
+    const result = await sandboxed(
+      `${CURL} --cacert ${certificate} https://upstream.test:${securePort}/tls`,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('secure upstream saw /tls');
+  });
+
   it('reaches an allowed destination with a plain HTTP request', async () => {
     const result = await sandboxed(`${CURL} http://upstream.test:${upstreamPort}/plain`);
     expect(result.stdout).toBe('upstream saw /plain');
@@ -96,14 +123,28 @@ describe.runIf(ready)('bridgeCommand, in a bwrap sandbox with no network', () =>
     );
   });
 
-  it('sends git through the proxy', async () => {
+  it.each([
+    ['git', `git ls-remote https://upstream.test:PORT/repo.git`],
+    ['npm', `npm view left-pad --registry https://upstream.test:PORT/`],
+  ])('sends %s over https through the proxy', async (_, command) => {
     const before = proxy.decisions().length;
-    await sandboxed(`git ls-remote http://upstream.test:${upstreamPort}/repo.git`, {
-      env: { HOME: dir, GIT_TERMINAL_PROMPT: '0' },
+    await sandboxed(command.replace('PORT', String(securePort)), {
+      env: {
+        HOME: dir,
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_SSL_CAINFO: certificate,
+        npm_config_cafile: certificate,
+        npm_config_cache: join(dir, 'npm-cache'),
+        npm_config_update_notifier: 'false',
+      },
     });
-    expect(proxy.decisions().slice(before)).toContainEqual(
-      expect.objectContaining({ host: 'upstream.test', method: 'HTTP', allowed: true }),
-    );
+    expect(proxy.decisions().slice(before)).toContainEqual({
+      host: 'upstream.test',
+      port: securePort,
+      method: 'CONNECT',
+      allowed: true,
+      reason: 'allowed by "upstream.test", dialed at 127.0.0.1',
+    });
   });
 
   it.runIf(existsSync(NODE_24))('sends Node 24 fetch through the proxy', async () => {
