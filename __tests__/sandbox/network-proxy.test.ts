@@ -291,7 +291,7 @@ describe('startNetworkProxy', () => {
       const { socketPath } = await proxy([`127.0.0.1:${echoPort}`]);
       const big = `CONNECT 127.0.0.1:${echoPort} HTTP/1.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`;
       const received = await exchange(socketPath, big);
-      expect(received).toMatch(/^HTTP\/1\.1 (400|431) /);
+      expect(received).toMatch(/^HTTP\/1\.1 431 /);
       expect(received).not.toContain('200 Connection Established');
     });
 
@@ -301,6 +301,13 @@ describe('startNetworkProxy', () => {
       const received = await exchange(socketPath, 'CONNECT 127.0.0.1:');
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(received).not.toContain('200');
+    });
+
+    it('drops a client that connects and sends nothing', async () => {
+      const { socketPath } = await proxy([`127.0.0.1:${echoPort}`], { headersTimeoutMs: 300 });
+      const started = performance.now();
+      expect(await exchange(socketPath, '')).toMatch(/^(HTTP\/1\.1 408 |$)/);
+      expect(performance.now() - started).toBeLessThan(5_000);
     });
 
     it('closes a tunnel that stays idle', async () => {

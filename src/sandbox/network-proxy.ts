@@ -122,9 +122,15 @@ export async function startNetworkProxy(options: NetworkProxyOptions): Promise<N
     track(socket);
     socket.on('error', () => socket.destroy());
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end(plainResponse(400, 'Bad Request', 'malformed proxy request'));
-    socket.destroy();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return void socket.destroy();
+    const [status, text, body] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', `request head over ${MAX_HEADER_BYTES} bytes`]
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'request head not received in time']
+          : [400, 'Bad Request', 'malformed proxy request'];
+    socket.end(plainResponse(status, text, `ci-agent sandbox: ${body}`));
   });
   server.on('connect', (request: IncomingMessage, client: Duplex, head: Buffer) => {
     tunnel(request, client, head, decide, idleTimeoutMs, track).catch(() => client.destroy());
