@@ -66,14 +66,14 @@ afterAll(async () => {
 /** `script` in the sandbox, after the bridge; the environment is the proxy's and PATH only. */
 function sandboxed(
   script: string,
-  options: { bridge?: boolean; env?: Record<string, string> } = {},
+  options: { bridge?: boolean; env?: Record<string, string>; mounts?: string[] } = {},
 ) {
   const prelude = options.bridge === false ? '' : `${bridgeCommand(socketPath, PORT)}\n`;
   return execa(
     '/usr/bin/bwrap',
     [
       ...['--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'],
-      ...['--unshare-pid', '--die-with-parent', '--bind', dir, dir],
+      ...['--unshare-pid', '--die-with-parent', ...(options.mounts ?? ['--bind', dir, dir])],
       ...['/bin/sh', '-c', `${prelude}${script}`],
     ],
     {
@@ -103,6 +103,14 @@ describe.runIf(ready)('bridgeCommand, in a bwrap sandbox with no network', () =>
     );
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('secure upstream saw /tls');
+  });
+
+  it('works with only the socket mounted, read-only, over an empty /tmp', async () => {
+    const result = await sandboxed(
+      `ls ${dir}; ${CURL} --proxytunnel http://upstream.test:${upstreamPort}/alone`,
+      { mounts: ['--tmpfs', '/tmp', '--ro-bind', socketPath, socketPath] },
+    );
+    expect(result.stdout).toBe('proxy.sock\nupstream saw /alone');
   });
 
   it('reaches an allowed destination with a plain HTTP request', async () => {
