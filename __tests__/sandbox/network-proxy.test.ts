@@ -328,6 +328,60 @@ describe('startNetworkProxy', () => {
     });
   });
 
+  describe('when the upstream or the client breaks off', () => {
+    async function rudeServer(reply: string): Promise<{ port: number; close(): void }> {
+      const server = createServer((socket) => {
+        socket.once('data', () => socket.end(reply));
+        socket.on('error', () => undefined);
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+    }
+
+    it.each([
+      [
+        'cuts its body short',
+        'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial',
+        /^HTTP\/1\.1 200 /,
+      ],
+      ['answers with garbage', 'garbage\r\n\r\n', /^HTTP\/1\.1 502 /],
+      [
+        'puts a control character in its reason phrase',
+        'HTTP/1.1 200 O\u0000K\r\n\r\n',
+        /^HTTP\/1\.1 200 OK\r\n/,
+      ],
+    ])('keeps serving when the upstream %s', async (_, reply, expected) => {
+      const rude = await rudeServer(reply);
+      try {
+        const { socketPath } = await proxy([`127.0.0.1:${rude.port}`, `127.0.0.1:${echoPort}`]);
+        const received = await exchange(
+          socketPath,
+          `GET http://127.0.0.1:${rude.port}/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+        );
+        expect(received).toMatch(expected);
+        expect(await connectAndPing(socketPath, `127.0.0.1:${echoPort}`)).toMatch(/ping$/);
+      } finally {
+        rude.close();
+      }
+    });
+
+    it('keeps serving when a client hangs up in the middle of a request body', async () => {
+      const { socketPath } = await proxy([`127.0.0.1:${webPort}`, `127.0.0.1:${echoPort}`]);
+      await new Promise<void>((done) => {
+        const socket = connect(socketPath, () => {
+          socket.write(
+            `POST http://127.0.0.1:${webPort}/ HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nabc`,
+          );
+          setImmediate(() => {
+            socket.destroy();
+            done();
+          });
+        });
+      });
+      expect(await connectAndPing(socketPath, `127.0.0.1:${echoPort}`)).toMatch(/ping$/);
+    });
+  });
+
   describe('close', () => {
     it('ends open tunnels and removes the socket', async () => {
       const started = await startNetworkProxy({

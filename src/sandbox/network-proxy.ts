@@ -16,7 +16,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { rm } from 'node:fs/promises';
-import { createServer, request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest, STATUS_CODES } from 'node:http';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { connect, isIP } from 'node:net';
 import type { Socket } from 'node:net';
@@ -259,7 +259,7 @@ async function tunnel(
   track(upstream);
   upstream.once('timeout', () => upstream.destroy(new Error('ETIMEDOUT')));
   let established = false;
-  upstream.once('error', (error) => {
+  upstream.on('error', (error) => {
     if (!established && client.writable)
       client.end(
         plainResponse(
@@ -308,9 +308,11 @@ async function forward(
   idleTimeoutMs: number,
   track: (socket: Duplex) => void,
 ): Promise<void> {
+  request.on('error', () => response.destroy());
+  response.on('error', () => response.destroy());
   const fail = (status: number, reason: string) => {
     if (!response.headersSent) {
-      response.writeHead(status, {
+      response.writeHead(status, STATUS_CODES[status], {
         'content-type': 'text/plain; charset=utf-8',
         connection: 'close',
       });
@@ -362,16 +364,30 @@ async function forward(
     timeout: idleTimeoutMs,
   });
   upstream.on('socket', track);
-  upstream.once('timeout', () => upstream.destroy(new Error('ETIMEDOUT')));
-  upstream.once('error', (error) =>
+  upstream.on('timeout', () => upstream.destroy(new Error('ETIMEDOUT')));
+  upstream.on('error', (error) =>
     fail(502, `ci-agent sandbox: ${target.host}:${target.port}: ${errorCode(error)}`),
   );
   upstream.once('response', (answer) => {
-    const out: OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(answer.headers))
-      if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
-    response.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-    answer.pipe(response);
+    // Event callbacks are outside forward's catch: a throw here would reach the process.
+    answer.on('error', () => response.destroy());
+    try {
+      const out: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers))
+        if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+      const status = answer.statusCode ?? 502;
+      const text = /^[\t\x20-\x7e]*$/.test(answer.statusMessage ?? '')
+        ? answer.statusMessage
+        : undefined;
+      response.writeHead(status, text ?? STATUS_CODES[status], out);
+      answer.pipe(response);
+    } catch {
+      fail(
+        502,
+        `ci-agent sandbox: ${target.host}:${target.port} sent a response head that cannot be relayed`,
+      );
+      upstream.destroy();
+    }
   });
   request.pipe(upstream);
   response.once('close', () => upstream.destroy());
