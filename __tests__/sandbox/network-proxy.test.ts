@@ -154,6 +154,17 @@ describe('startNetworkProxy', () => {
       expect(decisions()[0]?.allowed).toBe(false);
     });
 
+    it('refuses localhost when the system resolver answers with loopback', async () => {
+      const started = await startNetworkProxy({
+        socketPath: join(dir, 'system-resolver.sock'),
+        allowedDomains: ['localhost'],
+      });
+      open.push(started);
+      const received = await connectAndPing(started.socketPath, `localhost:${echoPort}`);
+      expect(received).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+      expect(received).toMatch(/resolves to (127\.0\.0\.1|::1), a loopback address/);
+    });
+
     it.each([
       ['a cloud metadata address', '169.254.169.254'],
       ['an IPv4-mapped loopback address', '::ffff:127.0.0.1'],
