@@ -117,6 +117,19 @@ describe('startNetworkProxy', () => {
       ]);
     });
 
+    it('tunnels to an IPv6 literal allowed in brackets', async () => {
+      const echo6 = createServer((socket) => socket.pipe(socket));
+      await new Promise<void>((done) => echo6.listen(0, '::1', done));
+      const port = (echo6.address() as AddressInfo).port;
+      try {
+        const { socketPath, decisions } = await proxy([`[::1]:${port}`]);
+        expect(await connectAndPing(socketPath, `[0:0::1]:${port}`)).toMatch(/200 .*\r\n\r\nping$/);
+        expect(decisions()[0]).toMatchObject({ host: '::1', port, allowed: true });
+      } finally {
+        echo6.close();
+      }
+    });
+
     it('refuses the same address on a port its entry does not name', async () => {
       const { socketPath } = await proxy([`127.0.0.1:${echoPort + 1}`]);
       const received = await connectAndPing(socketPath, `127.0.0.1:${echoPort}`);
