@@ -15,6 +15,7 @@ import { runHooksBench } from './hooks.js';
 import { runMcpBench } from './mcp.js';
 import { runProcessScopeBench } from './process-scope.js';
 import { runReadLargeBench } from './read-large.js';
+import { runSandboxNetworkBench } from './sandbox-network.js';
 import { runStreamingBench } from './streaming.js';
 
 const only = process.argv.slice(2);
@@ -33,6 +34,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['context', runContextBench],
   ['process-scope', runProcessScopeBench],
   ['bash-call', runBashCallBench],
+  ['sandbox-network', runSandboxNetworkBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;
