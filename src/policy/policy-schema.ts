@@ -4,6 +4,7 @@
  * field). Each leaf carries its expected form as its error, which the message formatter completes
  * with the value found.
  */
+import { parseAllowedDomains } from '../sandbox/allowed-domains.js';
 import { posix } from 'node:path';
 import * as z from 'zod';
 import { HOOK_EVENTS } from '../hooks/config.js';
@@ -252,7 +253,16 @@ const sandboxSchema = z.union(
                     .string({
                       error: 'expected a domain such as registry.npmjs.org or *.example.com',
                     })
-                    .min(1),
+                    .min(1)
+                    .superRefine((entry, context) => {
+                      const [error] = parseAllowedDomains([entry]).errors;
+                      if (error) {
+                        context.addIssue({
+                          code: 'custom',
+                          message: error.replace(/^sandbox\.network\.allowedDomains: /, ''),
+                        });
+                      }
+                    }),
                   { error: 'expected a list of domains' },
                 )
                 .optional(),

@@ -39,7 +39,8 @@ export interface MountPlanInput {
   workspaceRoots: readonly string[];
   /** The private temporary folder, mounted at /tmp. */
   privateTmp: string;
-  home: string;
+  /** Hidden whole, as a writable scratch folder per call; absent when there is none. */
+  home: string | undefined;
   /** Step 3: hidden whole (the runner's folders, /run, the policy's denyRead). */
   hidden: readonly string[];
   /** Step 4: read-only inside what is hidden (tool folders, the tool cache, allowRead). */
@@ -73,7 +74,7 @@ export function isInsideOrSame(path: string, folder: string): boolean {
 }
 
 export function buildMountPlan(input: MountPlanInput): MountPlan {
-  const hidden = unique([input.home, ...input.hidden]);
+  const hidden = unique([...(input.home ? [input.home] : []), ...input.hidden]);
   const writable = unique([...input.workspaceRoots, ...input.writable]);
   const readOnly = unique(input.readOnly).filter((path) =>
     writable.some((root) => isInsideOrSame(path, root)),

@@ -26,6 +26,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { runProcess, type CommandWrapper } from '../process/run-process.js';
 import { findOnPath, runHostTool } from './host-tools.js';
+import { bridgeCommand, DEFAULT_BRIDGE_PORT, proxyEnvironment } from './network-bridge.js';
+import { startNetworkProxy, type NetworkDecision, type NetworkProxy } from './network-proxy.js';
 import {
   ALWAYS_HIDDEN,
   buildMountPlan,
@@ -53,14 +55,8 @@ export interface SandboxRequest {
   policy: SandboxPolicy;
   /** Files the agent must not change: policy, settings, hook scripts (judges.ts). */
   judges: readonly string[];
-  /** Starts the network proxy on a socket path; network-proxy.ts in production. */
-  startProxy?: (socketPath: string, allowedDomains: readonly string[]) => Promise<ProxyHandle>;
-  /** The in-sandbox bridge: a sh snippet and the variables that point at it. */
-  bridge?: { command(socketPath: string): string; env: Readonly<Record<string, string>> };
-}
-
-export interface ProxyHandle {
-  close(): Promise<void>;
+  /** Hears every network decision of the proxy (the tool log records them). */
+  onNetworkDecision?: (decision: NetworkDecision) => void;
 }
 
 export interface Sandbox extends CommandWrapper {
@@ -103,15 +99,9 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
   const network = request.policy.allowedDomains.length > 0;
   const socketDir = join(base, 'net');
   const socketPath = join(socketDir, 'proxy.sock');
-  let proxy: ProxyHandle | undefined;
+  let proxy: NetworkProxy | undefined;
   try {
     if (network) {
-      if (!request.startProxy || !request.bridge) {
-        throw new SandboxUnavailable(
-          'the policy names network domains, but no network proxy was given to the sandbox',
-          'this is a bug in ci-agent; report it',
-        );
-      }
       if (!tools.socat) {
         throw new SandboxUnavailable(
           'the policy lets the sandbox reach network domains, and that needs socat, which is not installed',
@@ -119,7 +109,11 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         );
       }
       mkdirSync(socketDir, { mode: 0o700 });
-      proxy = await request.startProxy(socketPath, request.policy.allowedDomains);
+      proxy = await startNetworkProxy({
+        socketPath,
+        allowedDomains: request.policy.allowedDomains,
+        ...(request.onNetworkDecision && { onDecision: request.onNetworkDecision }),
+      });
     }
     const plan = buildMountPlan({
       ...layout(request),
@@ -142,8 +136,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       'TMPDIR',
       '/tmp',
     ];
-    const env = { TMPDIR: '/tmp', ...(network && request.bridge ? request.bridge.env : {}) };
-    const prelude = network && request.bridge ? request.bridge.command(socketPath) : undefined;
+    const env = { TMPDIR: '/tmp', ...(network ? proxyEnvironment(DEFAULT_BRIDGE_PORT) : {}) };
+    const prelude = network ? bridgeCommand(socketPath, DEFAULT_BRIDGE_PORT) : undefined;
     const counts = {
       commands: 0,
       checked: 0,
@@ -265,7 +259,7 @@ function layout(request: SandboxRequest) {
   const existing = (paths: readonly (string | undefined)[]) =>
     paths.map(real).filter((path): path is string => path !== undefined);
   const roots = existing(request.workspaceRoots);
-  const realHome = real(home) ?? home;
+  const realHome = real(home);
   const fileCommands = [
     env.GITHUB_ENV,
     env.GITHUB_PATH,
@@ -280,7 +274,7 @@ function layout(request: SandboxRequest) {
     ...runnerFolders(env),
     ...policy.denyRead,
   ]).filter((path) => path !== '/');
-  const inside = roots.find((root) => isInsideOrSame(realHome, root));
+  const inside = realHome && roots.find((root) => isInsideOrSame(realHome, root));
   if (inside) {
     throw new SandboxUnavailable(
       `the workspace ${inside} is the home directory ${realHome} or holds it: the sandbox cannot show the workspace and hide what the home keeps (credentials)`,

@@ -1,0 +1,167 @@
+/**
+ * startSandbox as the action uses it: the network the policy names and nothing else, the file
+ * view the file tools are held to, and a clear refusal when bubblewrap is missing.
+ */
+import { execa } from 'execa';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../../src/process/run-process.js';
+import { SandboxUnavailable } from '../../src/sandbox/host-setup.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+
+const ready = existsSync('/usr/bin/bwrap') && existsSync('/usr/bin/socat');
+const EMPTY = { allowedDomains: [], allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] };
+
+async function run(sandbox: Sandbox, cwd: string, script: string) {
+  const done = await runProcess({
+    file: '/bin/bash',
+    args: ['-c', script],
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...sandbox.env },
+    sandbox,
+    timeoutMs: 20_000,
+  }).result;
+  return `${done.stdout.text}${done.stderr.text}`;
+}
+
+describe.skipIf(!ready)('startSandbox', () => {
+  let root: string;
+  let workspace: string;
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'ci-agent-sandbox-test-'));
+    workspace = join(root, 'ws');
+    mkdirSync(workspace);
+    await execa('git', ['init', '-q', workspace]);
+    server = createServer((_request, response) => response.end('allowed upstream\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  describe('when the policy names a domain', () => {
+    it('reaches it through the proxy, and nothing else, with or without the proxy variables', async () => {
+      const decisions: string[] = [];
+      const sandbox = await startSandbox({
+        workspaceRoots: [workspace],
+        home: join(root, 'home'),
+        env: process.env,
+        policy: { ...EMPTY, allowedDomains: [`127.0.0.1:${port}`] },
+        judges: [],
+        onNetworkDecision: (decision) =>
+          decisions.push(`${decision.host}:${decision.port} ${decision.allowed}`),
+      });
+      try {
+        // NO_PROXY names the loopback (a test server inside talks to itself directly): cleared
+        // here, so that curl asks the proxy for the host's loopback, which the policy allows.
+        expect(
+          await run(
+            sandbox,
+            workspace,
+            `NO_PROXY= no_proxy= curl -sS -m 5 http://127.0.0.1:${port}/`,
+          ),
+        ).toContain('allowed upstream');
+        expect(
+          await run(
+            sandbox,
+            workspace,
+            'curl -sS -m 5 -o /dev/null -w "%{http_code}" http://example.com/',
+          ),
+        ).toContain('403');
+        expect(
+          await run(
+            sandbox,
+            workspace,
+            `curl -sS -m 5 --noproxy '*' http://127.0.0.1:${port}/ || echo NO-ROUTE`,
+          ),
+        ).toContain('NO-ROUTE');
+        expect(decisions).toContain(`127.0.0.1:${port} true`);
+        expect(decisions).toContain('example.com:80 false');
+        expect(sandbox.describe()).toContain(`network only to 127.0.0.1:${port}`);
+      } finally {
+        await sandbox.close();
+      }
+    });
+  });
+
+  describe('when the policy names none', () => {
+    it('has no network and no proxy variables', async () => {
+      const sandbox = await startSandbox({
+        workspaceRoots: [workspace],
+        home: join(root, 'home'),
+        env: process.env,
+        policy: EMPTY,
+        judges: [],
+      });
+      try {
+        expect(sandbox.env).not.toHaveProperty('HTTPS_PROXY');
+        expect(
+          await run(sandbox, workspace, `curl -sS -m 5 http://127.0.0.1:${port}/ || echo NO-ROUTE`),
+        ).toContain('NO-ROUTE');
+        expect(sandbox.describe()).toContain('no network');
+      } finally {
+        await sandbox.close();
+      }
+    });
+  });
+
+  describe('the file view the file tools are held to', () => {
+    it('hides /proc, the home and the host /tmp, and lets the workspace and its private /tmp be written', async () => {
+      const home = join(root, 'home');
+      mkdirSync(home, { recursive: true });
+      const sandbox = await startSandbox({
+        workspaceRoots: [workspace],
+        home,
+        env: process.env,
+        policy: EMPTY,
+        judges: [],
+      });
+      try {
+        expect(sandbox.isHidden(`/proc/${process.pid}/environ`)).toBe(true);
+        expect(sandbox.isHidden(join(home, '.git-credentials'))).toBe(true);
+        expect(sandbox.isHidden('/tmp/elsewhere')).toBe(true);
+        expect(sandbox.isHidden(join(workspace, 'src/a.ts'))).toBe(false);
+        expect(sandbox.isWritable(join(workspace, 'src/a.ts'))).toBe(true);
+        expect(sandbox.isWritable(join(workspace, '.git/config'))).toBe(false);
+        expect(sandbox.isWritable('/usr/bin/env')).toBe(false);
+        // What a command writes to /tmp is where hostPath says.
+        await run(sandbox, workspace, 'echo inside > /tmp/note');
+        expect(existsSync(sandbox.hostPath('/tmp/note'))).toBe(true);
+        expect(existsSync('/tmp/note')).toBe(false);
+      } finally {
+        await sandbox.close();
+      }
+    });
+  });
+
+  it('refuses to start without bubblewrap, naming the package and the way out', async () => {
+    const start = startSandbox({
+      workspaceRoots: [workspace],
+      home: join(root, 'home'),
+      env: { ...process.env, PATH: '/nonexistent' },
+      policy: EMPTY,
+      judges: [],
+    });
+    await expect(start).rejects.toBeInstanceOf(SandboxUnavailable);
+    await expect(start).rejects.toThrow(/apt-get install -y bubblewrap.*sandbox: off/);
+  });
+
+  it('refuses a workspace that holds the home directory', async () => {
+    await expect(
+      startSandbox({
+        workspaceRoots: [root],
+        home: join(root, 'home'),
+        env: process.env,
+        policy: EMPTY,
+        judges: [],
+      }),
+    ).rejects.toThrow(/holds it/);
+  });
+});
