@@ -30,6 +30,12 @@ import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
+import {
+  credentialsNote,
+  restoreCheckoutCredentials,
+  stashCheckoutCredentials,
+} from './checkout-credentials.js';
+import type { CredentialStash } from './checkout-credentials.js';
 import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
 import type { CheckoutState } from './checkout-state.js';
 import { upsertReportComment, workingComment } from './comment.js';
@@ -163,6 +169,8 @@ async function work(
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
+  /** The checkout's credentials, out of git's config from before the first code not ours runs. */
+  let credentials: Promise<CredentialStash> | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -197,8 +205,17 @@ async function work(
           })
         : undefined;
 
+    // Out before any code but the action's runs in the checkout: the test command (the pull
+    // request's own code) and the agent's tools and hooks. After the branch is ready, the
+    // action's last git command that uses them (checkout-credentials.ts).
+    credentials = (branchReady ?? Promise.resolve()).then(() =>
+      stashCheckoutCredentials(git, workspace),
+    );
+    credentials.catch(() => undefined);
+
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
+      await credentials;
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
         runTestCommand(command, { cwd: workspace, env, timeoutMs: 30 * 60_000, signal }),
@@ -224,9 +241,13 @@ async function work(
     for (const { message, properties } of policyAnnotations(policy))
       commands.warning(masker.mask(message), properties);
     // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
-    // first request.
-    const gitControl = snapshotGitControl(workspace, env);
-    const workspaceReady = Promise.all([branchReady, gitControl]).then(() => undefined);
+    // first request; after the credentials are out, so that what is put back has none.
+    const gitControl = credentials.then((stash) => {
+      const note = credentialsNote(stash);
+      if (note) commands.info(masker.mask(`ci-agent: ${note}`));
+      return snapshotGitControl(workspace, env);
+    });
+    const workspaceReady = gitControl.then(() => undefined);
     workspaceReady.catch(() => undefined);
     const promptId = randomUUID();
     transcript = openTranscript(paths.transcript, {
@@ -373,10 +394,13 @@ async function work(
   } finally {
     log.close();
     transcript?.close();
+    await putCredentialsBack(credentials, commands);
   }
 
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
+    const stash = await credentials?.catch(() => undefined);
+    const credentialsTaken = stash && credentialsNote(stash);
     // The footer names what the artifact holds; an upload that failed leaves none to name.
     const render = (uploaded: readonly string[]) =>
       renderReport(
@@ -396,6 +420,7 @@ async function work(
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+          notes: credentialsTaken ? [credentialsTaken] : [],
           links,
           ...(errorDetails !== undefined && { errorDetails }),
           artifactFiles: uploaded,
@@ -538,6 +563,25 @@ async function skipped(commands: WorkflowCommands, reason: string): Promise<Acti
   commands.setOutput('conclusion', 'skipped');
   await appendSummary(commands, `### ➖ ci-agent skipped this event\n\n${reason}\n`);
   return { conclusion: 'skipped', headline: reason };
+}
+
+/**
+ * The workflow's later steps (and checkout's post-job cleanup) expect the credentials where
+ * checkout left them; a failure to put them back is said, and the run's outcome stands.
+ */
+async function putCredentialsBack(
+  credentials: Promise<CredentialStash> | undefined,
+  commands: WorkflowCommands,
+): Promise<void> {
+  const stash = await credentials?.catch(() => undefined);
+  if (!stash) return;
+  try {
+    await restoreCheckoutCredentials(stash);
+  } catch (error) {
+    commands.warning(
+      `the checkout's git credentials could not be put back (${errorMessage(error)}): later steps' git commands may fail to authenticate`,
+    );
+  }
 }
 
 /** The job summary is a courtesy copy of the report: failing to write it never fails the run. */
