@@ -9,7 +9,9 @@
  *   7. commit, push (never for a fork, nor CI changes the policy does not allow: push-plan.ts),
  *      open the PR for a new branch (a refusal is reported with the pushed branch)
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
- * A failure at any step after 3 still ends in 8, with what there is.
+ * A failure at any step after 3 still ends in 8, with what there is. The runner's files are copied
+ * before 3 and checked after 6 and before 8 (runner-files.ts): a change fails the run, pushes
+ * nothing, and is put back before the action writes its own outputs.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,13 @@ import { createWorkflowCommands } from './workflow-commands.js';
 import type { WorkflowCommands } from './workflow-commands.js';
 import type { ActionInputs } from './inputs.js';
 import { ReportCollector } from './report.js';
+import {
+  restoreRunnerFiles,
+  runnerFilesDetails,
+  runnerFilesHeadline,
+  snapshotRunnerFiles,
+} from './runner-files.js';
+import type { RunnerFileChange } from './runner-files.js';
 import { renderReport } from './report-markdown.js';
 import type { Conclusion } from './report-markdown.js';
 import type { Task } from './task.js';
@@ -130,6 +139,10 @@ async function work(
   early: (() => Promise<CheckoutState>) | undefined,
 ): Promise<ActionOutcome> {
   const workspace = workspaceOf(env);
+  // Before any code but the action's runs: the test command, the agent's tools and hooks.
+  const runnerFiles = await snapshotRunnerFiles(env);
+  /** The runner files found changed (and put back), by the check after the agent or the last. */
+  const runnerFilesChanged: RunnerFileChange[] = [];
   const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
   mkdirSync(artifactsDir, { recursive: true });
   const paths = {
@@ -308,6 +321,9 @@ async function work(
       commands.warning(masker.mask(gitControlNote));
     }
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
+    // A changed runner file means the agent was turned against the workflow: its work is kept
+    // as a patch, not pushed; finish() fails the run and says which file.
+    runnerFilesChanged.push(...(await restoreRunnerFiles(runnerFiles)));
 
     commitSha = await commitAll(git, commitMessage(task));
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
@@ -338,7 +354,15 @@ async function work(
             { policyInput: inputs.policy, push: policy.push },
           )
         : undefined;
-    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && scan?.findings.length) {
+    if (runnerFilesChanged.length > 0) {
+      headline = runnerFilesHeadline(runnerFilesChanged);
+    } else if (
+      commitSha &&
+      branch &&
+      !pr?.isFork &&
+      conclusion !== 'cancelled' &&
+      scan?.findings.length
+    ) {
       conclusion = 'failed';
       headline = refusalReason(scan.findings);
     } else if (heldBack) {
@@ -397,10 +421,34 @@ async function work(
     await putCredentialsBack(credentials, commands);
   }
 
+  /**
+   * The last check of the runner files, before the action writes its outputs and summary: for
+   * a run that ended before the check after the agent (a failure, passing tests), and for a
+   * change made since. Any change fails the run, whatever it was.
+   */
+  async function checkRunnerFiles(): Promise<void> {
+    try {
+      for (const change of await restoreRunnerFiles(runnerFiles))
+        if (!runnerFilesChanged.some(({ name }) => name === change.name))
+          runnerFilesChanged.push(change);
+    } catch (error) {
+      conclusion = 'failed';
+      headline = `the runner's files could not be checked or put back: ${errorMessage(error)}`;
+      return;
+    }
+    if (runnerFilesChanged.length === 0) return;
+    conclusion = 'failed';
+    headline = `${runnerFilesHeadline(runnerFilesChanged)}${commitSha && !pushed ? '; nothing was pushed: the patch is in the artifact' : ''}`;
+    const details = runnerFilesDetails(runnerFilesChanged);
+    errorDetails = errorDetails === undefined ? details : `${errorDetails}\n\n${details}`;
+    commands.error(masker.mask(`ci-agent: ${headline}`));
+  }
+
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
     const stash = await credentials?.catch(() => undefined);
     const credentialsTaken = stash && credentialsNote(stash);
+    await checkRunnerFiles();
     // The footer names what the artifact holds; an upload that failed leaves none to name.
     const render = (uploaded: readonly string[]) =>
       renderReport(
