@@ -136,6 +136,31 @@ describe('stashCheckoutCredentials', () => {
     });
   });
 
+  describe('when actions/checkout persisted an SSH key', () => {
+    it('takes core.sshCommand out and hides the key file it names, then puts both back', async () => {
+      const { workspace, runnerTemp, gitIn, config, git, env } = setup();
+      const key = join(runnerTemp, '5d1e7c2a-0f3b-4a9e-8c6d-2b7f1e9a3c4d');
+      writeFileSync(key, '-----BEGIN OPENSSH PRIVATE KEY-----\nfixture\n');
+      chmodSync(key, 0o600);
+      const command = `"/usr/bin/ssh" -i "$RUNNER_TEMP/5d1e7c2a-0f3b-4a9e-8c6d-2b7f1e9a3c4d" -o "UserKnownHostsFile=$RUNNER_TEMP/known_hosts"`;
+      gitIn(['config', 'core.sshCommand', command]);
+      const before = readFileSync(config);
+
+      const stash = await stashCheckoutCredentials(git, workspace, {
+        ...env,
+        RUNNER_TEMP: runnerTemp,
+      });
+      expect(seenByTools(gitIn)).not.toMatch(/sshcommand/i);
+      expect(existsSync(key)).toBe(false);
+      expect(stash.removed).toEqual(['core.sshcommand']);
+
+      await restoreCheckoutCredentials(stash);
+      expect(readFileSync(config).equals(before)).toBe(true);
+      expect(readFileSync(key, 'utf8')).toContain('fixture');
+      expect(statSync(key).mode & 0o777).toBe(0o600);
+    });
+  });
+
   describe('when the workflow set credentials of its own', () => {
     it('takes out a credential helper and a token in an insteadOf, and strips it from a remote URL', async () => {
       const { workspace, gitIn, config, git } = setup();

@@ -13,8 +13,9 @@
  *   1. each config file (the repository's, its submodules') is read as it is, byte for byte;
  *   2. the credential entries are taken out with `git config --file … --unset-all`, a section
  *      left empty with `--remove-section`, a remote URL rewritten without its user info;
- *   3. a credentials file an include pointed at is read and removed (the include alone gone, the
- *      file would still sit in `$RUNNER_TEMP` for a tool to find);
+ *   3. a credentials file an include pointed at, and the key file checkout's `core.sshCommand`
+ *      names, are read and removed (the entry alone gone, the file would still sit in
+ *      `$RUNNER_TEMP` for a tool to find);
  *   4. when the run ends, every file goes back as it was read, byte for byte, so that the
  *      workflow's later steps (and checkout's own post-job cleanup) find what they left.
  * The action's own push does not need any of it: it brings its token (git.ts).
@@ -64,6 +65,7 @@ const USER_INFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/@]+@/i;
 export async function stashCheckoutCredentials(
   git: Git,
   workspace: string,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<CredentialStash> {
   const configs = await configFiles(git, workspace);
   const saved = new Map<string, SavedFile>();
@@ -74,7 +76,7 @@ export async function stashCheckoutCredentials(
   try {
     for (const config of configs) {
       const entries = await listEntries(git, config);
-      const changes = await credentialChanges(git, config, entries);
+      const changes = await credentialChanges(git, config, entries, env);
       if (changes.unset.length === 0 && changes.rewrite.length === 0) continue;
       await save(config);
       await applyChanges(git, config, entries, changes);
@@ -146,11 +148,15 @@ async function credentialChanges(
   git: Git,
   config: string,
   entries: readonly ConfigEntry[],
+  env: NodeJS.ProcessEnv,
 ): Promise<ConfigChanges> {
   const unset = new Set<string>();
   const credentialFiles: string[] = [];
   for (const { key, value } of entries) {
     if (isCredentialKey(key)) unset.add(key);
+    const sshKey = key === 'core.sshcommand' ? sshKeyFile(value, env) : undefined;
+    if (sshKey !== undefined && (await stat(sshKey).catch(() => undefined))?.isFile())
+      credentialFiles.push(sshKey);
     if (!isIncludeKey(key)) continue;
     const target = includeTarget(config, value);
     const holds = await holdsCredentials(git, target);
@@ -177,6 +183,18 @@ function isCredentialKey(key: string): boolean {
   // checkout's ssh-key input: the command names the key file in $RUNNER_TEMP.
   if (lower === 'core.sshcommand') return true;
   return /^url\..+\.(?:push)?insteadof$/.test(lower) && USER_INFO.test(key.slice(4));
+}
+
+/**
+ * The key file of checkout's `ssh-key` input, from the command it sets:
+ * `"<ssh>" -i "$RUNNER_TEMP/<uuid>" -o …`, the variable left for the shell to expand.
+ */
+function sshKeyFile(command: string, env: NodeJS.ProcessEnv): string | undefined {
+  const match = /(?:^|\s)-i\s*(?:"([^"]+)"|'([^']+)'|(\S+))/.exec(command);
+  const path = match?.[1] ?? match?.[2] ?? match?.[3];
+  if (path === undefined) return undefined;
+  const expanded = path.replace(/\$\{?RUNNER_TEMP\}?/g, env.RUNNER_TEMP ?? '');
+  return isAbsolute(expanded) ? expanded : undefined;
 }
 
 function isIncludeKey(key: string): boolean {

@@ -222,7 +222,7 @@ async function work(
     // request's own code) and the agent's tools and hooks. After the branch is ready, the
     // action's last git command that uses them (checkout-credentials.ts).
     credentials = (branchReady ?? Promise.resolve()).then(() =>
-      stashCheckoutCredentials(git, workspace),
+      stashCheckoutCredentials(git, workspace, env),
     );
     credentials.catch(() => undefined);
 
