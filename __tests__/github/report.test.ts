@@ -456,6 +456,19 @@ describe('renderReport', () => {
     expect(visible).toContain(`/w/${'f'.repeat(60)}2999\t`);
   });
 
+  it('shows what the action did for the run’s safety as a note, below the warnings', async () => {
+    const note =
+      "The checkout's git credentials (http.https://github.com/.extraheader) were taken out";
+    const text = await renderReport(collect(), {
+      ...context,
+      warnings: ['a warning'],
+      notes: [note],
+    });
+    const visible = visibleText(renderGfm(text, 'remark'));
+    expect(visible).toContain(`ℹ️ ${note}`);
+    expect(visible.indexOf('a warning')).toBeLessThan(visible.indexOf(note));
+  });
+
   it('masks secrets everywhere in the text', async () => {
     const report = collect();
     report.lastText = 'the key is sk-ant-secret-123';

@@ -158,6 +158,9 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     env: options.env,
     ...(signal && { signal }),
     ...(options.sandbox && { sandbox: options.sandbox }),
+    // A stdio server is code of the checkout's choosing: it starts once the workspace is ready
+    // (the checkout's credentials out of git's config), as tools and hooks do.
+    ...(options.workspaceReady && { ready }),
   });
   const closeMcp = () => mcp.close({ force: signal?.aborted === true });
   for (const tool of mcp.tools.filter(offered)) registry.register(tool);

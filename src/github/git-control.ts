@@ -1,7 +1,7 @@
 /**
  * Git's own configuration, kept out of the agent's reach for the git commands the action runs
- * after it (status, add, commit, diff, push — the push with the token on its command line, where
- * any program git starts can read it).
+ * after it (status, add, commit, diff, push — the push with the token in its environment, which
+ * any program git starts inherits).
  *
  * A config file names programs git runs: filter drivers on `git add`, `core.fsmonitor` on
  * status, diff drivers, `core.sshCommand`, `include.path` to more of the same. These files sit in

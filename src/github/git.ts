@@ -28,7 +28,7 @@ export class GitError extends Error {
     readonly exitCode: number | null,
     readonly stderr: string,
   ) {
-    // The push credentials travel as a -c argument; they must not travel on in an error message.
+    // No credential is ever an argument (push): an extraheader among them is cut all the same.
     const shown = args.map((arg) => arg.replace(/(extraheader=AUTHORIZATION: \w+ ).*/i, '$1***'));
     const lines = stderr
       .split('\n')
@@ -39,9 +39,18 @@ export class GitError extends Error {
   }
 }
 
+export interface GitRunOptions {
+  env?: Record<string, string>;
+  /**
+   * Settings given in git's environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>,
+   * GIT_CONFIG_VALUE_<n>), never on its command line: for a value no other process may read.
+   */
+  privateConfig?: Readonly<Record<string, string>>;
+}
+
 export interface Git {
   /** Runs git in the checkout; throws GitError on a non-zero exit. */
-  run(args: readonly string[], options?: { env?: Record<string, string> }): Promise<string>;
+  run(args: readonly string[], options?: GitRunOptions): Promise<string>;
   /** Text with the run's secrets masked: what ci-agent itself records in commits. */
   mask(text: string): string;
 }
@@ -49,7 +58,7 @@ export interface Git {
 /**
  * Settings on every git command ci-agent runs itself: no hooks and no fsmonitor, programs the
  * checkout names (git-control.ts) and the agent may have written. The commands run with the
- * secrets taken out of the environment too: the push carries its token on the command line alone.
+ * secrets taken out of the environment too: the push brings its token in a setting of its own.
  */
 const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
 /** The largest stdout read from one command: a diff or a listing, never more in practice. */
@@ -67,7 +76,12 @@ export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env)
         file: 'git',
         args: [...SAFE_CONFIG, ...args],
         cwd,
-        env: { ...env, GIT_TERMINAL_PROMPT: '0', ...options.env },
+        env: {
+          ...env,
+          GIT_TERMINAL_PROMPT: '0',
+          ...options.env,
+          ...configEnv({ ...env, ...options.env }, options.privateConfig),
+        },
         maxOutputChars: MAX_OUTPUT_CHARS,
         scope: 'process-group',
       }).result;
@@ -83,6 +97,25 @@ export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env)
       return result.stdout.text;
     },
   };
+}
+
+/**
+ * `settings` as git's environment sets them, numbered after those the environment sets already
+ * (a workflow may set GIT_CONFIG_COUNT itself): git reads GIT_CONFIG_KEY_0 to _<count - 1>.
+ */
+function configEnv(
+  env: Record<string, string>,
+  settings: Readonly<Record<string, string>> = {},
+): Record<string, string> {
+  const entries = Object.entries(settings);
+  if (entries.length === 0) return {};
+  const start = Number.parseInt(env.GIT_CONFIG_COUNT ?? '', 10) || 0;
+  const vars: Record<string, string> = { GIT_CONFIG_COUNT: String(start + entries.length) };
+  entries.forEach(([key, value], index) => {
+    vars[`GIT_CONFIG_KEY_${start + index}`] = key;
+    vars[`GIT_CONFIG_VALUE_${start + index}`] = value;
+  });
+  return vars;
 }
 
 /** Starts (or resets) `branch` at `base` and checks it out. */
@@ -145,28 +178,31 @@ export async function commitAll(
 }
 
 /**
- * Pushes `branch` to `remote`. With a token, authenticates the way actions/checkout does: an
- * `http.extraheader` given on the command line only, never written to the config, so the token
- * does not outlive the command or reach the agent's tools.
+ * Pushes `branch` to `remote`. With a token, authenticates the way actions/checkout does, with an
+ * `http.<server>/.extraheader`, but never written to a config file (it would outlive the command
+ * and reach the agent's tools) nor given as `-c` (a command line is world-readable in
+ * /proc/<pid>/cmdline, for every process on the machine, the sandboxed tools' too). It travels in
+ * git's environment (privateConfig): /proc/<pid>/environ is readable only by a process of the
+ * same user allowed to ptrace it, and the sandbox keeps the tools from the action's processes;
+ * git hands the environment on to git-remote-https, which sends the header. A credential helper
+ * reading from an inherited pipe would hide it from the same user too, but needs a helper program
+ * of ours and a second protocol for what the environment already does.
  */
 export async function push(
   git: Git,
   options: { remote?: string; branch: string; token?: string; serverUrl?: string; force?: boolean },
 ): Promise<void> {
   const remote = options.remote ?? 'origin';
-  const auth: string[] = [];
+  const privateConfig: Record<string, string> = {};
   if (options.token) {
     const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
     const server = (options.serverUrl ?? 'https://github.com').replace(/\/$/, '');
-    auth.push('-c', `http.${server}/.extraheader=AUTHORIZATION: basic ${basic}`);
+    privateConfig[`http.${server}/.extraheader`] = `AUTHORIZATION: basic ${basic}`;
   }
-  await git.run([
-    ...auth,
-    'push',
-    ...(options.force ? ['--force'] : []),
-    remote,
-    `HEAD:refs/heads/${options.branch}`,
-  ]);
+  await git.run(
+    ['push', ...(options.force ? ['--force'] : []), remote, `HEAD:refs/heads/${options.branch}`],
+    { privateConfig },
+  );
 }
 
 export interface FileChange {

@@ -44,6 +44,8 @@ export interface ReportContext {
   partial?: boolean;
   /** Warnings about the run itself (say, git configuration the agent changed and that was put back). */
   warnings?: readonly string[];
+  /** What the action did for the run's safety, said plainly (say, credentials taken out). */
+  notes?: readonly string[];
   /** Links of ours under the warnings (say, where to open a refused pull request by hand). */
   links?: readonly { label: string; url: string }[];
   /** Problems shown as written, in a code block below the headline (say, a bad policy file's). */
@@ -212,6 +214,7 @@ function compose(view: View, diffBudget: number, caps: Caps): string {
     );
   if (context.errorDetails !== undefined) parts.push(codeBlock(context.errorDetails, 'text'));
   for (const warning of view.warnings) parts.push(`> ⚠️ ${warning}`);
+  for (const note of context.notes ?? []) parts.push(`> ℹ️ ${escapeProse(note)}`);
   if (context.links && context.links.length > 0) parts.push(linkLine(context.links));
   if (view.lastText) parts.push(view.lastText);
   if (context.files.length > 0) {

@@ -9,7 +9,9 @@
  *   7. commit, push (never for a fork, nor CI changes the policy does not allow: push-plan.ts),
  *      open the PR for a new branch (a refusal is reported with the pushed branch)
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
- * A failure at any step after 3 still ends in 8, with what there is.
+ * A failure at any step after 3 still ends in 8, with what there is. The runner's files are copied
+ * before 3 and checked after 6 and before 8 (runner-files.ts): a change fails the run, pushes
+ * nothing, and is put back before the action writes its own outputs.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +32,12 @@ import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
 import { authorizeActor } from './authorization.js';
+import {
+  credentialsNote,
+  restoreCheckoutCredentials,
+  stashCheckoutCredentials,
+} from './checkout-credentials.js';
+import type { CredentialStash } from './checkout-credentials.js';
 import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
 import type { CheckoutState } from './checkout-state.js';
 import { upsertReportComment, workingComment } from './comment.js';
@@ -49,6 +57,13 @@ import { createWorkflowCommands } from './workflow-commands.js';
 import type { WorkflowCommands } from './workflow-commands.js';
 import type { ActionInputs } from './inputs.js';
 import { ReportCollector } from './report.js';
+import {
+  restoreRunnerFiles,
+  runnerFilesDetails,
+  runnerFilesHeadline,
+  snapshotRunnerFiles,
+} from './runner-files.js';
+import type { RunnerFileChange } from './runner-files.js';
 import { renderReport } from './report-markdown.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
 import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
@@ -127,6 +142,10 @@ async function work(
   early: (() => Promise<CheckoutState>) | undefined,
 ): Promise<ActionOutcome> {
   const workspace = workspaceOf(env);
+  // Before any code but the action's runs: the test command, the agent's tools and hooks.
+  const runnerFiles = await snapshotRunnerFiles(env);
+  /** The runner files found changed (and put back), by the check after the agent or the last. */
+  const runnerFilesChanged: RunnerFileChange[] = [];
   const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
   mkdirSync(artifactsDir, { recursive: true });
   const paths = {
@@ -168,6 +187,8 @@ async function work(
   let gitControlNote: string | undefined;
   let sandbox: Sandbox | undefined;
   let sandboxReport: ReportContext['sandbox'];
+  /** The checkout's credentials, out of git's config from before the first code not ours runs. */
+  let credentials: Promise<CredentialStash> | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -202,6 +223,14 @@ async function work(
           })
         : undefined;
 
+    // Out before any code but the action's runs in the checkout: the test command (the pull
+    // request's own code) and the agent's tools and hooks. After the branch is ready, the
+    // action's last git command that uses them (checkout-credentials.ts).
+    credentials = (branchReady ?? Promise.resolve()).then(() =>
+      stashCheckoutCredentials(git, workspace, env),
+    );
+    credentials.catch(() => undefined);
+
     // Read before anything of the checkout runs (the test command is the pull request's code).
     const { environment, policy, baseSha } = readEarly
       ? onBranch(readEarly, branch)
@@ -226,6 +255,7 @@ async function work(
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
+      await credentials;
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
         runTestCommand(command, {
@@ -252,9 +282,13 @@ async function work(
 
     const prompt = buildTaskPrompt(task, { failure });
     // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
-    // first request.
-    const gitControl = snapshotGitControl(workspace, env);
-    const workspaceReady = Promise.all([branchReady, gitControl]).then(() => undefined);
+    // first request; after the credentials are out, so that what is put back has none.
+    const gitControl = credentials.then((stash) => {
+      const note = credentialsNote(stash);
+      if (note) commands.info(masker.mask(`ci-agent: ${note}`));
+      return snapshotGitControl(workspace, env);
+    });
+    const workspaceReady = gitControl.then(() => undefined);
     workspaceReady.catch(() => undefined);
     const promptId = randomUUID();
     transcript = openTranscript(paths.transcript, {
@@ -317,6 +351,9 @@ async function work(
       commands.warning(masker.mask(gitControlNote));
     }
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
+    // A changed runner file means the agent was turned against the workflow: its work is kept
+    // as a patch, not pushed; finish() fails the run and says which file.
+    runnerFilesChanged.push(...(await restoreRunnerFiles(runnerFiles)));
 
     commitSha = await commitAll(git, commitMessage(task));
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
@@ -349,7 +386,15 @@ async function work(
             { policyInput: inputs.policy, push: policy.push },
           )
         : undefined;
-    if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && scan?.findings.length) {
+    if (runnerFilesChanged.length > 0) {
+      headline = runnerFilesHeadline(runnerFilesChanged);
+    } else if (
+      commitSha &&
+      branch &&
+      !pr?.isFork &&
+      conclusion !== 'cancelled' &&
+      scan?.findings.length
+    ) {
       conclusion = 'failed';
       headline = refusalReason(scan.findings);
     } else if (heldBack) {
@@ -411,10 +456,37 @@ async function work(
     log.close();
     transcript?.close();
     await sandbox?.close();
+    await putCredentialsBack(credentials, commands);
+  }
+
+  /**
+   * The last check of the runner files, before the action writes its outputs and summary: for
+   * a run that ended before the check after the agent (a failure, passing tests), and for a
+   * change made since. Any change fails the run, whatever it was.
+   */
+  async function checkRunnerFiles(): Promise<void> {
+    try {
+      for (const change of await restoreRunnerFiles(runnerFiles))
+        if (!runnerFilesChanged.some(({ name }) => name === change.name))
+          runnerFilesChanged.push(change);
+    } catch (error) {
+      conclusion = 'failed';
+      headline = `the runner's files could not be checked or put back: ${errorMessage(error)}`;
+      return;
+    }
+    if (runnerFilesChanged.length === 0) return;
+    conclusion = 'failed';
+    headline = `${runnerFilesHeadline(runnerFilesChanged)}${commitSha && !pushed ? '; nothing was pushed: the patch is in the artifact' : ''}`;
+    const details = runnerFilesDetails(runnerFilesChanged);
+    errorDetails = errorDetails === undefined ? details : `${errorDetails}\n\n${details}`;
+    commands.error(masker.mask(`ci-agent: ${headline}`));
   }
 
   async function finish(): Promise<ActionOutcome> {
     const report = collector.report;
+    const stash = await credentials?.catch(() => undefined);
+    const credentialsTaken = stash && credentialsNote(stash);
+    await checkRunnerFiles();
     // The footer names what the artifact holds; an upload that failed leaves none to name.
     const render = (uploaded: readonly string[]) =>
       renderReport(
@@ -434,6 +506,7 @@ async function work(
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
+          notes: credentialsTaken ? [credentialsTaken] : [],
           links,
           ...(errorDetails !== undefined && { errorDetails }),
           ...(sandboxReport && { sandbox: sandboxReport }),
@@ -577,6 +650,25 @@ async function skipped(commands: WorkflowCommands, reason: string): Promise<Acti
   commands.setOutput('conclusion', 'skipped');
   await appendSummary(commands, `### ➖ ci-agent skipped this event\n\n${reason}\n`);
   return { conclusion: 'skipped', headline: reason };
+}
+
+/**
+ * The workflow's later steps (and checkout's post-job cleanup) expect the credentials where
+ * checkout left them; a failure to put them back is said, and the run's outcome stands.
+ */
+async function putCredentialsBack(
+  credentials: Promise<CredentialStash> | undefined,
+  commands: WorkflowCommands,
+): Promise<void> {
+  const stash = await credentials?.catch(() => undefined);
+  if (!stash) return;
+  try {
+    await restoreCheckoutCredentials(stash);
+  } catch (error) {
+    commands.warning(
+      `the checkout's git credentials could not be put back (${errorMessage(error)}): later steps' git commands may fail to authenticate`,
+    );
+  }
 }
 
 /** The job summary is a courtesy copy of the report: failing to write it never fails the run. */

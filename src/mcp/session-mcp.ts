@@ -33,6 +33,8 @@ export interface SessionMcpContext {
   clientVersion?: string;
   /** The OS sandbox stdio servers run in. */
   sandbox?: StartMcpServersOptions['sandbox'];
+  /** Servers start once this settles (the workspace is ready); a rejection stops them starting. */
+  ready?: Promise<void>;
 }
 
 export async function openSessionMcp(
@@ -51,7 +53,10 @@ export async function openSessionMcp(
     options.onStart?.({ servers: [], warnings: config.warnings });
     return noServers(config.warnings);
   }
-  const { startMcpServers } = await import('./start-mcp-servers.js');
+  const [{ startMcpServers }] = await Promise.all([
+    import('./start-mcp-servers.js'),
+    context.ready,
+  ]);
   const servers = await startMcpServers({
     config,
     policy,
