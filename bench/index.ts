@@ -15,6 +15,7 @@ import { runHooksBench } from './hooks.js';
 import { runMcpBench } from './mcp.js';
 import { runProcessScopeBench } from './process-scope.js';
 import { runReadLargeBench } from './read-large.js';
+import { runSandboxCallBench } from './sandbox-call.js';
 import { runSandboxNetworkBench } from './sandbox-network.js';
 import { runStreamingBench } from './streaming.js';
 
@@ -35,6 +36,7 @@ const benches: Array<[string, () => Promise<unknown>]> = [
   ['process-scope', runProcessScopeBench],
   ['bash-call', runBashCallBench],
   ['sandbox-network', runSandboxNetworkBench],
+  ['sandbox-call', runSandboxCallBench],
 ];
 for (const [name, run] of benches) {
   if (only.length > 0 && !only.includes(name)) continue;

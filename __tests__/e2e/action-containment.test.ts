@@ -2,8 +2,9 @@
  * What the controller itself keeps from the agent (issue 14), on the built action: the checkout's
  * persisted credentials are out of git's reach while the agent's tools run and back, byte for
  * byte, when the step ends; and a runner file a tool writes (`NODE_OPTIONS` appended to
- * $GITHUB_ENV) is put back and fails the run, naming the file. The Bash tool is not sandboxed
- * here: these are the controller's own checks, and they hold without the sandbox.
+ * $GITHUB_ENV) is put back and fails the run, naming the file. These are the controller's own
+ * checks: the runner-file one is shown with `sandbox: off` (inside the sandbox the write cannot
+ * happen at all, which the last test shows).
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,9 +103,9 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
     expect(run.stdout).toContain("ci-agent: The checkout's git credentials (");
   });
 
-  it('puts back a GITHUB_ENV the agent wrote to, pushes nothing, and fails naming the file', async () => {
+  it('unsandboxed, puts back a GITHUB_ENV the agent wrote to, pushes nothing, and fails naming the file', async () => {
     const harness = await startActionHarness({
-      files: { ...FILES, '.github/ci-agent.yml': BASH_POLICY },
+      files: { ...FILES, '.github/ci-agent.yml': `${BASH_POLICY}sandbox: off\n` },
       seed: { issues: [ISSUE] },
     });
     const { origin, github } = harness;
@@ -135,5 +136,27 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
     expect(run.stdout).toMatch(/::error::ci-agent: the run changed the runner's GITHUB_ENV/);
     expect(existsSync(run.outputs['diff-path']!)).toBe(true);
     expect(readFileSync(run.outputs['diff-path']!, 'utf8')).toContain('let i = 0');
+  });
+
+  it('sandboxed, never lets the agent write GITHUB_ENV at all', async () => {
+    const harness = await startActionHarness({
+      files: { ...FILES, '.github/ci-agent.yml': BASH_POLICY },
+      seed: { issues: [ISSUE] },
+    });
+    const { origin } = harness;
+    const githubEnv = join(tempDir('ci-agent-file-commands-'), 'set_env_5f0c');
+    writeFileSync(githubEnv, 'EARLIER_STEP=1\n');
+    const append = `echo 'NODE_OPTIONS=--require=/tmp/evil.js' >> ${githubEnv} && echo WROTE`;
+    const model = await startModel({ turns: bashThenFix(origin.checkout, append) });
+
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+      env: { GITHUB_ENV: githubEnv },
+    });
+
+    expect(readFileSync(githubEnv, 'utf8')).toBe('EARLIER_STEP=1\n');
+    expect(toolResult(model, 'toolu_bash')).not.toContain('WROTE');
+    expect(run.outputs.conclusion, run.stdout).toBe('success');
   });
 });

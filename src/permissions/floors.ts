@@ -90,7 +90,8 @@ function commandWrites(request: RuleTarget): FileOperand[] {
 
 function sandboxVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {
   const hides = policy.sandboxHides;
-  if (!hides || request.request.access !== 'read') return undefined;
+  // Bash runs inside the sandbox, which holds for it; the other tools read from out here.
+  if (!hides || request.request.access !== 'read' || request.toolName === 'Bash') return undefined;
   const hidden = (request.request.paths ?? []).filter((path) => hides(path));
   if (hidden.length === 0) return undefined;
   return {

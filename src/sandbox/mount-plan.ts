@@ -74,8 +74,12 @@ export function isInsideOrSame(path: string, folder: string): boolean {
 }
 
 export function buildMountPlan(input: MountPlanInput): MountPlan {
-  const hidden = unique([...(input.home ? [input.home] : []), ...input.hidden]);
   const writable = unique([...input.workspaceRoots, ...input.writable]);
+  // Under /tmp the sandbox sees only its private folder: what is there needs no hiding (and a
+  // mount there would land on nothing), unless a writable root brings it back into sight.
+  const hidden = unique([...(input.home ? [input.home] : []), ...input.hidden]).filter(
+    (path) => !isInsideOrSame(path, '/tmp') || writable.some((root) => isInsideOrSame(path, root)),
+  );
   const readOnly = unique(input.readOnly).filter((path) =>
     writable.some((root) => isInsideOrSame(path, root)),
   );

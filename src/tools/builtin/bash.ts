@@ -223,7 +223,7 @@ function toOutput(
     notes.push(`The shell could not start: ${result.error}`);
   if (result.sandboxFailed)
     notes.push(
-      'The sandbox could not be set up for this command, so it did not run (the message above is the sandbox\'s, not the command\'s)',
+      "The sandbox could not be set up for this command, so it did not run (the message above is the sandbox's, not the command's)",
     );
   const stderr = [...notes, formatStderr(result.stderr)];
   if (result.outcome === 'aborted')

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { buildMountPlan, mountArguments } from '../../src/sandbox/mount-plan.js';
+
+const base = {
+  workspaceRoots: ['/home/runner/work/repo/repo'],
+  privateTmp: '/tmp/ci-agent-sandbox-x/tmp',
+  home: '/home/runner',
+  hidden: ['/home/runner/work/_temp', '/run'],
+  readable: ['/home/runner/.cargo/bin'],
+  writable: ['/home/runner/.npm'],
+  readOnly: ['/home/runner/work/repo/repo/.git/config', '/etc/passwd'],
+};
+
+describe('buildMountPlan', () => {
+  it('mounts in order: root read-only, own /dev and /proc, hidden, /tmp, readable, writable, read-only again', () => {
+    const args = mountArguments(buildMountPlan(base).mounts);
+    expect(args.join(' ')).toBe(
+      [
+        '--ro-bind / /',
+        '--dev /dev',
+        '--proc /proc',
+        '--tmpfs /home/runner',
+        '--tmpfs /home/runner/work/_temp',
+        '--tmpfs /run',
+        '--bind /tmp/ci-agent-sandbox-x/tmp /tmp',
+        '--ro-bind /home/runner/.cargo/bin /home/runner/.cargo/bin',
+        '--bind /home/runner/work/repo/repo /home/runner/work/repo/repo',
+        '--bind /home/runner/.npm /home/runner/.npm',
+        '--ro-bind /home/runner/work/repo/repo/.git/config /home/runner/work/repo/repo/.git/config',
+        // Made read-only last, once the mounts inside them exist; the home stays a scratch.
+        '--remount-ro /home/runner/work/_temp',
+        '--remount-ro /run',
+      ].join(' '),
+    );
+  });
+
+  it('leaves out a read-only path outside every writable place (it is read-only already)', () => {
+    const args = mountArguments(buildMountPlan(base).mounts).join(' ');
+    expect(args).not.toContain('/etc/passwd');
+  });
+
+  it('hides nothing under /tmp, which the sandbox sees only as its private folder', () => {
+    const args = mountArguments(
+      buildMountPlan({ ...base, hidden: ['/tmp/runner-temp', '/run'] }).mounts,
+    ).join(' ');
+    expect(args).not.toContain('/tmp/runner-temp');
+  });
+
+  it('hides again what is hidden inside the workspace', () => {
+    const inside = '/home/runner/work/repo/repo/_temp';
+    const args = mountArguments(buildMountPlan({ ...base, hidden: [inside] }).mounts);
+    expect(args.lastIndexOf(`--tmpfs`)).toBeGreaterThan(
+      args.indexOf('/home/runner/work/repo/repo'),
+    );
+    expect(args.slice(-2)).toEqual(['--remount-ro', inside]);
+  });
+
+  describe('the view the file tools are held to', () => {
+    const plan = buildMountPlan(base);
+    it.each([
+      ['/proc/1/environ', true],
+      ['/sys/kernel/x', true],
+      ['/home/runner/.git-credentials', true],
+      ['/home/runner/work/_temp/_runner_file_commands/set_env_1', true],
+      ['/run/docker.sock', true],
+      ['/tmp/elsewhere', true],
+      ['/tmp/ci-agent-sandbox-x/tmp/note', false],
+      ['/home/runner/.cargo/bin/cargo', false],
+      ['/home/runner/work/repo/repo/src/a.ts', false],
+      ['/usr/bin/node', false],
+    ])('%s hidden: %s', (path, hidden) => {
+      expect(plan.isHidden(path)).toBe(hidden);
+    });
+    it.each([
+      ['/home/runner/work/repo/repo/src/a.ts', true],
+      ['/home/runner/.npm/_cacache/x', true],
+      ['/tmp/ci-agent-sandbox-x/tmp/note', true],
+      ['/home/runner/work/repo/repo/.git/config', false],
+      ['/home/runner/.cargo/bin/cargo', false],
+      ['/usr/bin/node', false],
+      ['/home/runner/.bashrc', false],
+    ])('%s writable: %s', (path, writable) => {
+      expect(plan.isWritable(path)).toBe(writable);
+    });
+    it('maps the sandbox /tmp to the private folder', () => {
+      expect(plan.hostPath('/tmp/out.log')).toBe('/tmp/ci-agent-sandbox-x/tmp/out.log');
+      expect(plan.hostPath('/home/runner/work/repo/repo/a')).toBe('/home/runner/work/repo/repo/a');
+    });
+  });
+});
