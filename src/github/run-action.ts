@@ -246,12 +246,23 @@ async function work(
       judges: decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
     });
     sandbox = contained.sandbox;
-    sandboxReport = contained.report;
+    sandboxReport =
+      contained.report.kind === 'sandboxed' && pr?.isFork
+        ? { ...contained.report, fork: true }
+        : contained.report;
     for (const note of contained.notes) commands.info(masker.mask(`ci-agent: ${note}`));
     if (!sandbox)
       commands.warning(
         `ci-agent runs unsandboxed: ${contained.report.kind === 'unsandboxed' ? contained.report.why : ''}`,
       );
+
+    // A fork's code gets no secret: what the policy passes to tools is withheld from it.
+    const forkSafe = (names: readonly string[]) => (pr?.isFork ? [] : names);
+    if (pr?.isFork && policy.passEnv.length > 0) {
+      warnings.push(
+        `This pull request comes from a fork: env.passEnv (${policy.passEnv.join(', ')}) was not passed to its code`,
+      );
+    }
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
@@ -264,6 +275,7 @@ async function work(
           timeoutMs: 30 * 60_000,
           ...(signal && { signal }),
           ...(sandbox && { sandbox }),
+          passEnv: forkSafe(policy.passEnv),
         }),
       );
       if (tests.passed) {
@@ -315,7 +327,7 @@ async function work(
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,
       promptId,
-      passEnv: policy.passEnv,
+      passEnv: forkSafe(policy.passEnv),
       settingsEnv: policy.env,
       maxTurns: inputs.maxTurns ?? limits.maxTurns,
       maxBudgetUsd: inputs.maxBudgetUsd ?? limits.maxBudgetUsd,
