@@ -21,6 +21,7 @@ import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
+import type { SecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { redactNdjsonFile } from '../log/redact-ndjson.js';
@@ -96,11 +97,33 @@ const FAILED: ReadonlySet<string> = new Set([
   'no-changes',
 ]);
 
+export interface RunActionOptions {
+  signal?: AbortSignal;
+  /**
+   * The run's one masker: what the run logs, writes, sends to GitHub and records through git
+   * passes it. By default one of the values of env's secret-named variables, which include the
+   * token and key inputs (INPUT_GITHUB-TOKEN, INPUT_ANTHROPIC-API-KEY).
+   */
+  masker?: SecretMasker;
+  /** The runner's channel; by default one for env, masked with the masker. */
+  commands?: WorkflowCommands;
+}
+
+/** What work() runs with besides the task: the same for every step. */
+interface RunContext {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal | undefined;
+  commands: WorkflowCommands;
+  masker: SecretMasker;
+}
+
 export async function runAction(
   env: NodeJS.ProcessEnv = process.env,
-  signal?: AbortSignal,
-  commands: WorkflowCommands = createWorkflowCommands({ env }),
+  options: RunActionOptions = {},
 ): Promise<ActionOutcome> {
+  const masker = options.masker ?? createSecretMasker(secretValues(env));
+  const commands = options.commands ?? createWorkflowCommands({ env, masker });
+  const context: RunContext = { env, signal: options.signal, commands, masker };
   const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
   const decided = deriveTask(event, inputs);
@@ -110,7 +133,7 @@ export async function runAction(
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
-    secrets: secretValues(env),
+    masker,
     warn: commands.warning,
   });
   const authorization = await authorizeActor(octokit, {
@@ -127,7 +150,7 @@ export async function runAction(
   }
   // A malformed ANTHROPIC_BASE_URL fails here, naming the variable, before any comment or run.
   anthropicBaseUrlFromEnv(env);
-  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands, early);
+  return work(task, event, inputs, inputs.anthropicApiKey, octokit, context, early);
 }
 
 async function work(
@@ -136,11 +159,12 @@ async function work(
   inputs: Readonly<ActionInputs>,
   apiKey: string,
   octokit: GitHubClient,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal | undefined,
-  commands: WorkflowCommands,
+  context: RunContext,
   early: (() => Promise<CheckoutState>) | undefined,
 ): Promise<ActionOutcome> {
+  const { env, signal, commands } = context;
+  // Replaced once, when the push scan finds values that are not the run's known secrets.
+  let masker = context.masker;
   const workspace = workspaceOf(env);
   // Before any code but the action's runs: the test command, the agent's tools and hooks.
   const runnerFiles = await snapshotRunnerFiles(env);
@@ -154,8 +178,6 @@ async function work(
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
   };
-  const secrets = [...secretValues(env), apiKey, inputs.githubToken];
-  let masker = createSecretMasker(secrets);
   const target = commentTarget(task, event);
   // The "working" comment goes out while the run gets going: the first model request does not
   // wait for GitHub. The report waits for it, so that it replaces that same comment.
@@ -164,7 +186,7 @@ async function work(
       ? upsertReportComment(octokit, target, workingComment(event.runUrl))
       : undefined;
 
-  const git = createGit(workspace, env);
+  const git = createGit(workspace, env, masker);
   const collector = new ReportCollector();
   const log = openToolLog(paths.log);
   let transcript: ReturnType<typeof openTranscript> | undefined;
@@ -372,10 +394,15 @@ async function work(
     // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
     // the text one scanned, and every value found is masked from here on, the report's diff too.
     const scan = commitSha
-      ? await scanPush(git, { base: baseSha, head: commitSha, branch: branch ?? '', secrets })
+      ? await scanPush(git, {
+          base: baseSha,
+          head: commitSha,
+          branch: branch ?? '',
+          secrets: masker.secrets,
+        })
       : undefined;
     if (scan && scan.findings.length > 0) {
-      masker = createSecretMasker([...secrets, ...scan.values]);
+      masker = createSecretMasker([...masker.secrets, ...scan.values]);
       patch = scan.patch;
       for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
     }
