@@ -29,6 +29,7 @@ import { anthropicBaseUrlFromEnv, createAnthropicClient } from '../model/anthrop
 import { retryLine } from '../model/retry-policy.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
+import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
@@ -132,6 +133,8 @@ export async function runAction(
   const early = worksOnHead(task)
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
+  // Answered by the time the run's first log line names the mechanism (stream-json.ts).
+  void startProcessScopeProbe();
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
     masker,
     warn: commands.warning,
