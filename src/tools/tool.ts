@@ -103,6 +103,13 @@ export interface SandboxView extends CommandWrapper {
   isWritable(path: string): boolean;
   /** Where a path, as the sandbox names it, is for this process (its /tmp is a private one). */
   hostPath(path: string): string;
+  /** Where the network proxy's refusals stand; see networkRefusalsSince. */
+  networkMark(): number;
+  /**
+   * What the proxy refused since the mark (calls that overlap share them): a client often shows
+   * only "403", and the reason says which host and which policy field would allow it.
+   */
+  networkRefusalsSince(mark: number): string[];
 }
 
 export interface ToolContext {
