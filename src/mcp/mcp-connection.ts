@@ -24,33 +24,18 @@ import { ElicitRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/
 import { errorMessage } from '../util/errors.js';
 import type { ElicitationRecord } from './elicitation.js';
 import { answerElicitation } from './elicitation.js';
-import { makeTransport, McpStartError, OVERSIZE_CODE } from './mcp-transport.js';
-import type { McpServerConfig } from './server-config.js';
-import { ProcessGroupStdioTransport, type StdioServerProcess } from './stdio-transport.js';
+import {
+  makeTransport,
+  McpStartError,
+  OVERSIZE_CODE,
+  type McpConnectOptions,
+} from './mcp-transport.js';
+import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
 export type { McpToolInfo };
 export { McpStartError, serverEnvironment } from './mcp-transport.js';
 
-export interface McpConnectOptions {
-  name: string;
-  /** Expanded: no `${VAR}` left. */
-  config: McpServerConfig;
-  /** Where a stdio server runs: the project directory. */
-  cwd: string;
-  /** The parent environment; a stdio server gets only the SDK's minimal set from it. */
-  parentEnv: Readonly<Record<string, string | undefined>>;
-  startupTimeoutMs: number;
-  signal?: AbortSignal;
-  clientVersion?: string;
-  /** Per signal step when a stdio server is stopped. */
-  graceMs?: number;
-  /** The policy lists the server in `mcp.acceptElicitationDefaults`. */
-  acceptElicitationDefaults?: boolean;
-  /** The largest message read (http, sse); default MAX_MESSAGE_BYTES. */
-  maxMessageBytes?: number;
-  /** The OS sandbox a stdio server runs in. */
-  sandbox?: StdioServerProcess['sandbox'];
-}
+export type { McpConnectOptions } from './mcp-transport.js';
 
 export interface McpCallOptions {
   signal: AbortSignal;

@@ -13,9 +13,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Oversize } from './limited-fetch.js';
 import { limitedFetch } from './limited-fetch.js';
-import type { McpConnectOptions } from './mcp-connection.js';
+import type { McpServerConfig } from './server-config.js';
 import { MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
-import { ProcessGroupStdioTransport } from './stdio-transport.js';
+import { ProcessGroupStdioTransport, type StdioServerProcess } from './stdio-transport.js';
 
 /** A server that could not be started or reached; the message is complete. */
 export class McpStartError extends Error {
@@ -24,6 +24,27 @@ export class McpStartError extends Error {
 
 /** The error code of the answer put in place of a message over the limit (implementation range). */
 export const OVERSIZE_CODE = -32_090;
+
+export interface McpConnectOptions {
+  name: string;
+  /** Expanded: no `${VAR}` left. */
+  config: McpServerConfig;
+  /** Where a stdio server runs: the project directory. */
+  cwd: string;
+  /** The parent environment; a stdio server gets only the SDK's minimal set from it. */
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  startupTimeoutMs: number;
+  signal?: AbortSignal;
+  clientVersion?: string;
+  /** Per signal step when a stdio server is stopped. */
+  graceMs?: number;
+  /** The policy lists the server in `mcp.acceptElicitationDefaults`. */
+  acceptElicitationDefaults?: boolean;
+  /** The largest message read (http, sse); default MAX_MESSAGE_BYTES. */
+  maxMessageBytes?: number;
+  /** The OS sandbox a stdio server runs in. */
+  sandbox?: StdioServerProcess['sandbox'];
+}
 
 /**
  * The environment of a stdio server: the SDK's minimal inherited set (HOME, LOGNAME, PATH,

@@ -23,7 +23,8 @@ import { INLINE_SETTINGS } from './types.js';
 import { readMcpServerNames } from './mcp-server-names.js';
 
 /** Reads a file as UTF-8; resolves to undefined when it does not exist. */
-export type ReadFile = (absolutePath: string) => Promise<string | undefined>;
+export type { ReadFile } from './types.js';
+import type { ReadFile } from './types.js';
 
 export interface LoadPolicyOptions {
   /** The project root (absolute): the repository checkout. */

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { PROJECT_MCP_FILE, serverNameOf } from '../mcp/load-mcp-config.js';
-import type { ReadFile } from './load-policy.js';
+import type { ReadFile } from './types.js';
 
 /**
  * The server names `.mcp.json` gives tools and rules; undefined when it cannot be read as such

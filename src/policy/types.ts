@@ -123,3 +123,6 @@ export interface LoadedPolicy {
   /** The located ones among them, with file, line and column apart (annotations on the file). */
   warningIssues: readonly PolicyIssue[];
 }
+
+/** Reads a file's text; undefined when there is none. */
+export type ReadFile = (absolutePath: string) => Promise<string | undefined>;
