@@ -230,7 +230,7 @@ describe.skipIf(!ready)('the file tools in a sandbox', () => {
     const call = async (name: string, input: Record<string, unknown>) => {
       const block = { type: 'tool_use' as const, id: `toolu_tmp_${++counter}`, name, input };
       const outcome = await executeSingleToolUse(block, deps, new AbortController().signal);
-      return { stage: outcome.stage, text: blockText(outcome.result) };
+      return { stage: outcome.stage, text: blockText(outcome.result), data: outcome.structured };
     };
 
     it('is where Read, Grep and Glob find what a sandboxed Bash wrote there', async () => {
@@ -243,6 +243,7 @@ describe.skipIf(!ready)('the file tools in a sandbox', () => {
       const read = await call('Read', { file_path: '/tmp/build/out.log' });
       expect(read.stage).toBe('completed');
       expect(read.text).toMatch(/^1\treach-marker 42\n/);
+      expect(read.data).toMatchObject({ file: { filePath: '/tmp/build/out.log' } });
 
       const grep = await call('Grep', { pattern: 'reach-marker', path: '/tmp' });
       expect(grep.text).toBe('Found 1 file\n/tmp/build/out.log');

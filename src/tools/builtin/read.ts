@@ -19,7 +19,7 @@ import { readLineWindow } from './file/line-window.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
-import { inSandboxTerms, readProblem, toolPath } from './file/sandbox-reach.js';
+import { inSandboxTerms, readProblem, sandboxName, toolPath } from './file/sandbox-reach.js';
 import { isNotebookPath } from './notebook/notebook-file.js';
 import { checkNotebookRead, readNotebookForModel } from './notebook/notebook-read.js';
 import { renderNotebook } from './notebook/notebook-view.js';
@@ -166,7 +166,8 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     const data: ReadOutput = {
       type: 'text',
       file: {
-        filePath: path,
+        // Hooks run in the sandbox: the name they can open.
+        filePath: sandboxName(path, context),
         content: lines.join('\n'),
         numLines: lines.length,
         startLine,

@@ -83,8 +83,11 @@ export function searchHides(
   if (!hidesInside) return isReadDenied;
   const real = (path: string) =>
     realRoot === root || !isInside(path, root) ? path : join(realRoot, relative(root, path));
-  return (path) =>
-    isReadDenied?.(path) === true || sandbox.isHidden(path) || sandbox.isHidden(real(path));
+  return (path) => {
+    if (isReadDenied?.(path) === true) return true;
+    const leadsTo = real(path);
+    return sandbox.isHidden(leadsTo) || (leadsTo !== path && sandbox.isHidden(path));
+  };
 }
 
 function describe(path: string, refused: string, context: ToolContext): string {
