@@ -14,6 +14,7 @@ import {
   hasChanges,
   push,
 } from '../../src/github/git.js';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -71,6 +72,15 @@ describe('commitAll', () => {
     const reversed = [...secret].reverse().join('');
     await commitAll(git, `Fix #7: ${secret} and ${reversed}`);
     expect(sh(clone, 'log', '-1', '--format=%s')).toBe('Fix #7: *** and ***');
+  });
+
+  it("masks with the run's masker when given one, beyond the environment's secrets", async () => {
+    const { clone } = originAndClone();
+    const found = 'value-the-push-scan-found-0123';
+    const git = createGit(clone, process.env, createSecretMasker([found]));
+    writeFileSync(join(clone, 'a.txt'), 'changed\n');
+    await commitAll(git, `Fix #7: ${found}`);
+    expect(sh(clone, 'log', '-1', '--format=%s')).toBe('Fix #7: ***');
   });
 
   it('returns undefined and commits nothing when nothing changed', async () => {

@@ -5,11 +5,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGitHubClient, RATE_LIMIT_RETRIES } from '../../src/github/github-client.js';
+import { createSecretMasker } from '../../src/log/secret-masker.js';
 import type { GitHubFault } from '../../testkit/github-server/index.js';
 import { REPO, TOKEN, failure, startFake } from '../testkit/github-server/fixture.js';
 import type { Fake } from '../testkit/github-server/fixture.js';
 
 const SECRET = 'sk-ant-unit-secret-0123456789';
+/** The run's masker (main.ts): the token is one of its secrets. */
+const masker = createSecretMasker([TOKEN, SECRET]);
 const repo = `${REPO.owner}/${REPO.repo}`;
 
 let fake: Fake | undefined;
@@ -30,9 +33,9 @@ async function start(faults: GitHubFault[] = []) {
 }
 
 describe('createGitHubClient', () => {
-  it('masks the token and the given secrets, in every encoding, in what it sends', async () => {
+  it("masks the run's secrets, the token among them, in every encoding, in what it sends", async () => {
     const server = await start();
-    const client = createGitHubClient(TOKEN, server.url, { secrets: [SECRET] });
+    const client = createGitHubClient(TOKEN, server.url, { masker });
     const base64 = Buffer.from(`x:${SECRET}`).toString('base64');
     await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
       ...REPO,
@@ -50,7 +53,7 @@ describe('createGitHubClient', () => {
 
   it('still authenticates with the token it masks', async () => {
     const server = await start();
-    const client = createGitHubClient(TOKEN, server.url, { secrets: [SECRET] });
+    const client = createGitHubClient(TOKEN, server.url, { masker });
     const { data } = await client.request('GET /repos/{owner}/{repo}/issues/{issue_number}', {
       ...REPO,
       issue_number: 1,
@@ -59,9 +62,20 @@ describe('createGitHubClient', () => {
     expect(server.violations()).toEqual([]);
   });
 
+  it('masks the token when given no masker', async () => {
+    const server = await start();
+    const client = createGitHubClient(TOKEN, server.url);
+    await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/comments', {
+      ...REPO,
+      issue_number: 1,
+      body: `token ${TOKEN}`,
+    });
+    expect(server.requests.at(-1)?.body).toEqual({ body: 'token ***' });
+  });
+
   it('masks strings nested in a body', async () => {
     const server = await start();
-    const client = createGitHubClient(TOKEN, server.url, { secrets: [SECRET] });
+    const client = createGitHubClient(TOKEN, server.url, { masker });
     await client.request('POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
       ...REPO,
       issue_number: 1,

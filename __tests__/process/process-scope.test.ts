@@ -5,7 +5,7 @@
 import { execaSync } from 'execa';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runHookProcess } from '../../src/hooks/hook-process.js';
 import { runCommand, type RunCommandOptions } from '../../src/tools/builtin/bash/run-command.js';
 import { buildChildEnv } from '../../src/util/child-env.js';
@@ -164,6 +164,33 @@ describe('scopeCommand', () => {
     if (!available) return;
     await run(escape, 'pid-namespace');
     expect(await survivorsWith(sleep, 500)).toEqual([]);
+  });
+});
+
+describe('startProcessScopeProbe', () => {
+  /** process-scope.ts as loaded anew: nothing probed yet. */
+  async function freshModule() {
+    vi.resetModules();
+    return await import('../../src/process/process-scope.js');
+  }
+
+  it('comes to the answer processScopeMechanism comes to, without being waited for', async () => {
+    const fresh = await freshModule();
+    const probe = fresh.startProcessScopeProbe();
+    expect(probe).toBeInstanceOf(Promise);
+    await probe;
+    expect(fresh.processScopeMechanism()).toBe(processScopeMechanism());
+  });
+
+  it('uses the sweep when ci-agent is told to', async () => {
+    const fresh = await freshModule();
+    process.env[MECHANISM_OVERRIDE_VARIABLE] = 'process-sweep';
+    try {
+      await fresh.startProcessScopeProbe();
+    } finally {
+      delete process.env[MECHANISM_OVERRIDE_VARIABLE];
+    }
+    expect(fresh.processScopeMechanism()).toBe('process-sweep');
   });
 });
 

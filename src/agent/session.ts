@@ -44,6 +44,7 @@ import type {
   SandboxView,
   ToolContext,
 } from '../tools/tool.js';
+import { sandboxEnvironment } from '../sandbox/tool-environment.js';
 import { buildChildEnv } from '../util/child-env.js';
 import { withSettingsEnv } from '../util/settings-env.js';
 import { errorMessage } from '../util/errors.js';
@@ -294,8 +295,12 @@ function sessionState(options: SessionOptions, setting: SessionSetting): Session
       afterPlan: options.modeAfterPlan ?? 'default',
     },
     fileState: new FileStateCache(),
+    // In the sandbox, an allow-list (tool-environment.ts); unsandboxed, Claude Code's way: the
+    // parent's environment less the secrets.
     childEnv: withSettingsEnv(
-      buildChildEnv(options.env, options.passEnv),
+      options.sandbox
+        ? sandboxEnvironment(options.env, options.passEnv)
+        : buildChildEnv(options.env, options.passEnv),
       options.settingsEnv ?? {},
     ),
     promptId: options.promptId ?? randomUUID(),

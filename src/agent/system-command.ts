@@ -9,6 +9,7 @@ import type { BashOutput } from '../tools/builtin/bash/output.js';
 import { bashTool } from '../tools/builtin/bash.js';
 import { FileStateCache } from '../tools/file-state.js';
 import type { SandboxView, ToolContext } from '../tools/tool.js';
+import { sandboxEnvironment } from '../sandbox/tool-environment.js';
 import { buildChildEnv } from '../util/child-env.js';
 
 export interface SystemCommandResult {
@@ -27,6 +28,8 @@ export async function runSystemCommand(
     timeoutMs: number;
     signal?: AbortSignal;
     sandbox?: SandboxView;
+    /** Names the policy passes to tools although they are not on the sandbox's allow-list. */
+    passEnv?: readonly string[];
   },
 ): Promise<SystemCommandResult> {
   const root = realpathSync(options.cwd);
@@ -37,7 +40,9 @@ export async function runSystemCommand(
     fileState: new FileStateCache(),
     signal: options.signal ?? new AbortController().signal,
     toolUseId: 'system',
-    env: buildChildEnv(options.env),
+    env: options.sandbox
+      ? sandboxEnvironment(options.env, options.passEnv)
+      : buildChildEnv(options.env, options.passEnv),
     ripgrepPath: null,
     ...(options.sandbox && { sandbox: options.sandbox }),
   };

@@ -97,14 +97,7 @@ export async function readMemoryFiles(projectDir: string): Promise<MemoryFile[]>
 }
 
 export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentInfo> {
-  // Two git processes, not four: `status --branch` also says whether this is a repository (it
-  // fails outside one) and names the branch in its first line.
-  const [status, log] = await Promise.all([
-    // A status that only reads: it takes no optional lock on the index (nor refreshes it).
-    git(cwd, ['--no-optional-locks', 'status', '--short', '--branch']),
-    // `%H` (the full sha) of every commit, of which the first is HEAD's, then `--oneline`'s text.
-    git(cwd, ['log', '-n', '5', '--format=%H %h %s']),
-  ]);
+  const { status, log } = await readGitState(cwd);
   const commits = (log ?? '').split('\n').filter(Boolean);
   const headSha = commits[0]?.split(' ', 1)[0];
   const [header = '', ...statusLines] = status?.split('\n').filter(Boolean) ?? [];
@@ -133,6 +126,39 @@ export async function gatherEnvironment(cwd: string, now = new Date()): Promise<
 }
 
 /**
+ * The two git reads, in one process (every process started before the first request costs the
+ * run's start-up): `status --short --branch`, which also says whether this is a repository (it
+ * fails outside one) and names the branch in its first line, and after a NUL the `log`: `%H` (the
+ * full sha) of every commit, of which the first is HEAD's, then `--oneline`'s text. The status
+ * only reads: it takes no optional lock on the index (nor refreshes it).
+ */
+const GIT_STATE_SCRIPT = [
+  'git --no-optional-locks status --short --branch || exit 1',
+  "printf '\\000'",
+  "exec git log -n 5 '--format=%H %h %s'",
+].join('\n');
+
+async function readGitState(cwd: string): Promise<{ status?: string; log?: string }> {
+  const result = await runProcess({
+    file: '/bin/sh',
+    args: ['-c', GIT_STATE_SCRIPT],
+    cwd,
+    env: inheritedEnv(),
+    timeoutMs: 5_000,
+    scope: 'process-group',
+  }).result;
+  if (result.outcome !== 'exited') return {};
+  const separator = result.stdout.text.indexOf('\0');
+  // No separator: the status failed, so this is no repository. A failed log (no commits yet)
+  // leaves the status.
+  if (separator < 0) return {};
+  const status = result.stdout.text.slice(0, separator).trim();
+  return result.exitCode === 0
+    ? { status, log: result.stdout.text.slice(separator + 1).trim() }
+    : { status };
+}
+
+/**
  * The branch from `git status --branch`'s header: `## main...origin/main [ahead 1]`,
  * `## No commits yet on main`, or `## HEAD (no branch)` when detached (undefined).
  */
@@ -142,18 +168,4 @@ export function branchOf(header: string): string | undefined {
   if (unborn) return unborn[1];
   if (line.startsWith('HEAD (no branch)')) return undefined;
   return line.split('...')[0]?.split(' ')[0] || undefined;
-}
-
-async function git(cwd: string, args: string[]): Promise<string | undefined> {
-  const result = await runProcess({
-    file: 'git',
-    args,
-    cwd,
-    env: inheritedEnv(),
-    timeoutMs: 5_000,
-    scope: 'process-group',
-  }).result;
-  return result.outcome === 'exited' && result.exitCode === 0
-    ? result.stdout.text.trim()
-    : undefined;
 }

@@ -5,6 +5,7 @@
  * checkout and the caller writes it out as a patch for the artifact and the comment.
  */
 import { createSecretMasker } from '../log/secret-masker.js';
+import type { SecretMasker } from '../log/secret-masker.js';
 import { runProcess } from '../process/run-process.js';
 import { buildChildEnv, secretValues } from '../util/child-env.js';
 import { showableDiff, textLineCounts } from './shown-diff.js';
@@ -64,11 +65,17 @@ const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=fal
 /** The largest stdout read from one command: a diff or a listing, never more in practice. */
 const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
 
-export function createGit(cwd: string, baseEnv: NodeJS.ProcessEnv = process.env): Git {
+/**
+ * Git in `cwd`, its commands run with `baseEnv` less its secrets. `masker` is the run's (main.ts);
+ * by default one of the secrets taken out of the commands' environment: the values of baseEnv's
+ * secret-named variables (the action's token and API key inputs among them).
+ */
+export function createGit(
+  cwd: string,
+  baseEnv: NodeJS.ProcessEnv = process.env,
+  masker: SecretMasker = createSecretMasker(secretValues(baseEnv)),
+): Git {
   const env = buildChildEnv(baseEnv);
-  // The secrets are the ones taken out of the commands' environment: the values of baseEnv's
-  // secret-named variables (the action's token and API key inputs among them).
-  const masker = createSecretMasker(secretValues(baseEnv));
   return {
     mask: (text) => masker.mask(text),
     run: async (args, options = {}) => {

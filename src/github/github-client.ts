@@ -23,8 +23,12 @@ export type GitHubClient = ReturnType<typeof getOctokit>;
 export const RATE_LIMIT_RETRIES = 2;
 
 export interface GitHubClientOptions {
-  /** Masked in every request's parameters, besides the token. */
-  secrets?: readonly string[];
+  /**
+   * Masks every request's parameters: the run's masker (main.ts), which knows the token, since
+   * the token is an input and the masker has every input that carries a secret; by default a
+   * masker of the token alone.
+   */
+  masker?: SecretMasker;
   /** Told of each rate-limit wait, masked; a warning on the step (core.warning) by default. */
   warn?: (message: string) => void;
   /**
@@ -36,14 +40,14 @@ export interface GitHubClientOptions {
 
 /**
  * A client for `baseUrl` (GITHUB_API_URL: api.github.com or a GHES `/api/v3`) whose requests carry
- * neither `token` nor any of `options.secrets` in their parameters.
+ * no secret of `options.masker` (by default: not `token`) in their parameters.
  */
 export function createGitHubClient(
   token: string,
   baseUrl: string,
   options: GitHubClientOptions = {},
 ): GitHubClient {
-  const masker = createSecretMasker([token, ...(options.secrets ?? [])]);
+  const masker = options.masker ?? createSecretMasker([token]);
   const warn = options.warn ?? ((message: string) => core.warning(message));
   const base = options.retryAfterBaseValue ?? 1000;
   // The plugin retries when the handler answers true (its types say void).

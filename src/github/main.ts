@@ -12,6 +12,7 @@ import { isFailure, runAction } from './run-action.js';
 import { createWorkflowCommands } from './workflow-commands.js';
 
 export async function run(): Promise<void> {
+  // The run's one masker, for everything it writes, sends and commits (RunActionOptions.masker).
   const masker = createSecretMasker(secretValues(process.env));
   const commands = createWorkflowCommands({ masker });
   const controller = new AbortController();
@@ -19,7 +20,7 @@ export async function run(): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
   try {
-    const outcome = await runAction(process.env, controller.signal, commands);
+    const outcome = await runAction(process.env, { signal: controller.signal, masker, commands });
     if (isFailure(outcome))
       core.setFailed(masker.mask(`ci-agent: ${outcome.conclusion}: ${outcome.headline}`));
   } catch (error) {

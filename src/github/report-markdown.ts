@@ -61,7 +61,9 @@ export interface ReportContext {
    * What everything the agent ran was contained by: the sandbox's one-line description, or the
    * policy entry that turned it off (then the report says "unsandboxed" at the top).
    */
-  sandbox?: { kind: 'sandboxed'; description: string } | { kind: 'unsandboxed'; why: string };
+  sandbox?:
+    | { kind: 'sandboxed'; description: string; fork?: boolean }
+    | { kind: 'unsandboxed'; why: string };
 }
 
 export interface RenderOptions {
@@ -260,7 +262,7 @@ function heading(view: View): string {
     sandbox?.kind === 'unsandboxed'
       ? `> [!WARNING]\n> **Unsandboxed**: ${escapeProse(sandbox.why)}. What the agent ran could read the job's credentials and change the runner.`
       : sandbox
-        ? `Sandboxed: ${escapeProse(sandbox.description)}`
+        ? `Sandboxed: ${escapeProse(sandbox.description)}${sandbox.fork ? `. This pull request comes from a fork: its code (the test command, what the agent ran) ran only inside the sandbox, with no secret and no network beyond the policy's list` : ''}`
         : undefined;
   const heading = [line, where.length > 0 ? where.join(' · ') : undefined, contained];
   // An unsandboxed run says so before anything else.

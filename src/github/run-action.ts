@@ -21,6 +21,7 @@ import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
 import { createSecretMasker } from '../log/secret-masker.js';
+import type { SecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { redactNdjsonFile } from '../log/redact-ndjson.js';
@@ -28,6 +29,7 @@ import { anthropicBaseUrlFromEnv, createAnthropicClient } from '../model/anthrop
 import { retryLine } from '../model/retry-policy.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
+import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
@@ -96,11 +98,33 @@ const FAILED: ReadonlySet<string> = new Set([
   'no-changes',
 ]);
 
+export interface RunActionOptions {
+  signal?: AbortSignal;
+  /**
+   * The run's one masker: what the run logs, writes, sends to GitHub and records through git
+   * passes it. By default one of the values of env's secret-named variables, which include the
+   * token and key inputs (INPUT_GITHUB-TOKEN, INPUT_ANTHROPIC-API-KEY).
+   */
+  masker?: SecretMasker;
+  /** The runner's channel; by default one for env, masked with the masker. */
+  commands?: WorkflowCommands;
+}
+
+/** What work() runs with besides the task: the same for every step. */
+interface RunContext {
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal | undefined;
+  commands: WorkflowCommands;
+  masker: SecretMasker;
+}
+
 export async function runAction(
   env: NodeJS.ProcessEnv = process.env,
-  signal?: AbortSignal,
-  commands: WorkflowCommands = createWorkflowCommands({ env }),
+  options: RunActionOptions = {},
 ): Promise<ActionOutcome> {
+  const masker = options.masker ?? createSecretMasker(secretValues(env));
+  const commands = options.commands ?? createWorkflowCommands({ env, masker });
+  const context: RunContext = { env, signal: options.signal, commands, masker };
   const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
   const decided = deriveTask(event, inputs);
@@ -109,8 +133,10 @@ export async function runAction(
   const early = worksOnHead(task)
     ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
     : undefined;
+  // Answered by the time the run's first log line names the mechanism (stream-json.ts).
+  void startProcessScopeProbe();
   const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
-    secrets: secretValues(env),
+    masker,
     warn: commands.warning,
   });
   const authorization = await authorizeActor(octokit, {
@@ -127,7 +153,7 @@ export async function runAction(
   }
   // A malformed ANTHROPIC_BASE_URL fails here, naming the variable, before any comment or run.
   anthropicBaseUrlFromEnv(env);
-  return work(task, event, inputs, inputs.anthropicApiKey, octokit, env, signal, commands, early);
+  return work(task, event, inputs, inputs.anthropicApiKey, octokit, context, early);
 }
 
 async function work(
@@ -136,11 +162,12 @@ async function work(
   inputs: Readonly<ActionInputs>,
   apiKey: string,
   octokit: GitHubClient,
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal | undefined,
-  commands: WorkflowCommands,
+  context: RunContext,
   early: (() => Promise<CheckoutState>) | undefined,
 ): Promise<ActionOutcome> {
+  const { env, signal, commands } = context;
+  // Replaced once, when the push scan finds values that are not the run's known secrets.
+  let masker = context.masker;
   const workspace = workspaceOf(env);
   // Before any code but the action's runs: the test command, the agent's tools and hooks.
   const runnerFiles = await snapshotRunnerFiles(env);
@@ -154,8 +181,6 @@ async function work(
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
   };
-  const secrets = [...secretValues(env), apiKey, inputs.githubToken];
-  let masker = createSecretMasker(secrets);
   const target = commentTarget(task, event);
   // The "working" comment goes out while the run gets going: the first model request does not
   // wait for GitHub. The report waits for it, so that it replaces that same comment.
@@ -164,7 +189,7 @@ async function work(
       ? upsertReportComment(octokit, target, workingComment(event.runUrl))
       : undefined;
 
-  const git = createGit(workspace, env);
+  const git = createGit(workspace, env, masker);
   const collector = new ReportCollector();
   const log = openToolLog(paths.log);
   let transcript: ReturnType<typeof openTranscript> | undefined;
@@ -246,12 +271,23 @@ async function work(
       judges: decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
     });
     sandbox = contained.sandbox;
-    sandboxReport = contained.report;
+    sandboxReport =
+      contained.report.kind === 'sandboxed' && pr?.isFork
+        ? { ...contained.report, fork: true }
+        : contained.report;
     for (const note of contained.notes) commands.info(masker.mask(`ci-agent: ${note}`));
     if (!sandbox)
       commands.warning(
         `ci-agent runs unsandboxed: ${contained.report.kind === 'unsandboxed' ? contained.report.why : ''}`,
       );
+
+    // A fork's code gets no secret: what the policy passes to tools is withheld from it.
+    const forkSafe = (names: readonly string[]) => (pr?.isFork ? [] : names);
+    if (pr?.isFork && policy.passEnv.length > 0) {
+      warnings.push(
+        `This pull request comes from a fork: env.passEnv (${policy.passEnv.join(', ')}) was not passed to its code`,
+      );
+    }
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
@@ -264,6 +300,7 @@ async function work(
           timeoutMs: 30 * 60_000,
           ...(signal && { signal }),
           ...(sandbox && { sandbox }),
+          passEnv: forkSafe(policy.passEnv),
         }),
       );
       if (tests.passed) {
@@ -315,7 +352,7 @@ async function work(
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,
       promptId,
-      passEnv: policy.passEnv,
+      passEnv: forkSafe(policy.passEnv),
       settingsEnv: policy.env,
       maxTurns: inputs.maxTurns ?? limits.maxTurns,
       maxBudgetUsd: inputs.maxBudgetUsd ?? limits.maxBudgetUsd,
@@ -360,10 +397,15 @@ async function work(
     // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
     // the text one scanned, and every value found is masked from here on, the report's diff too.
     const scan = commitSha
-      ? await scanPush(git, { base: baseSha, head: commitSha, branch: branch ?? '', secrets })
+      ? await scanPush(git, {
+          base: baseSha,
+          head: commitSha,
+          branch: branch ?? '',
+          secrets: masker.secrets,
+        })
       : undefined;
     if (scan && scan.findings.length > 0) {
-      masker = createSecretMasker([...secrets, ...scan.values]);
+      masker = createSecretMasker([...masker.secrets, ...scan.values]);
       patch = scan.patch;
       for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
     }

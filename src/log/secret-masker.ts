@@ -18,6 +18,8 @@ export const MASK = '***';
 export const MIN_SECRET_LENGTH = 8;
 
 export interface SecretMasker {
+  /** The values it masks, as given: what the push scan looks for too (push-scan.ts). */
+  readonly secrets: readonly string[];
   /** The text with every known secret (in every encoding we know) replaced by `***`. */
   mask(text: string): string;
   /**
@@ -35,7 +37,7 @@ export const MIN_PREFIX_LENGTH = 16;
 
 export function createSecretMasker(secrets: readonly string[]): SecretMasker {
   if (!secrets.some((secret) => secret.trim().length >= MIN_SECRET_LENGTH))
-    return { mask: (text) => text, maskJson: (value) => value };
+    return { secrets, mask: (text) => text, maskJson: (value) => value };
   const find = createSecretFinder(secrets);
   const mask = (text: string) => {
     if (text.length === 0) return text;
@@ -57,6 +59,7 @@ export function createSecretMasker(secrets: readonly string[]): SecretMasker {
     return Object.fromEntries(Object.entries(value).map(([key, member]) => [mask(key), member]));
   };
   return {
+    secrets,
     mask,
     maskJson: <T extends object>(value: T) => JSON.parse(JSON.stringify(value, replacer)) as T,
   };

@@ -36,7 +36,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execaSync } from 'execa';
+import { execa, execaSync } from 'execa';
 import {
   environHas,
   groupRuns,
@@ -247,28 +247,68 @@ function namespacePrefix(tools: NamespaceTools): string[] {
 
 let cachedTools: NamespaceTools | undefined;
 let cachedMechanism: ProcessScopeMechanism | undefined;
+let probing: Promise<void> | undefined;
 
-/** The mechanism this process uses: a PID namespace where one can be made, else the sweep. */
+/**
+ * The mechanism this process uses: a PID namespace where one can be made, else the sweep. The
+ * answer of startProcessScopeProbe when it is in; else found now, waiting for the probe.
+ */
 export function processScopeMechanism(): ProcessScopeMechanism {
-  cachedMechanism ??= probeMechanism();
+  cachedMechanism ??= decide(probeCandidate(), (tools) => probeSucceeds(tools));
   return cachedMechanism;
 }
 
-function probeMechanism(): ProcessScopeMechanism {
-  if (process.env[MECHANISM_OVERRIDE_VARIABLE] === 'process-sweep') return 'process-sweep';
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'process-sweep';
+/**
+ * Starts finding the mechanism without waiting for it: where it takes a probe (root on Linux),
+ * the probe runs while the caller goes on (the action starts it before it reads the checkout,
+ * so that its answer is in by the time the run's first log line names it). Resolves when the
+ * probe has ended; never rejects.
+ */
+export function startProcessScopeProbe(): Promise<void> {
+  if (probing !== undefined) return probing;
+  const candidate = cachedMechanism === undefined ? probeCandidate() : undefined;
+  if (candidate === undefined) {
+    cachedMechanism ??= 'process-sweep';
+    probing = Promise.resolve();
+    return probing;
+  }
+  probing = execa(candidate.unshare, probeArgs(candidate), PROBE_OPTIONS).then(
+    (probe) => {
+      cachedMechanism ??= decide(candidate, () => probe.exitCode === 0);
+    },
+    // Not decided: processScopeMechanism() probes again when asked.
+    () => undefined,
+  );
+  return probing;
+}
+
+/** The tools a PID namespace needs, where one may be made (root on Linux); else undefined. */
+function probeCandidate(): NamespaceTools | undefined {
+  if (process.env[MECHANISM_OVERRIDE_VARIABLE] === 'process-sweep') return undefined;
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
   const [unshare, sleep] = ['unshare', 'sleep'].map(findTool);
-  if (!unshare || !sleep || !existsSync('/bin/sh')) return 'process-sweep';
-  const tools = { unshare, sleep };
-  // Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
-  const probe = execaSync(unshare, [...namespacePrefix(tools), sleep, '0'], {
-    stdio: 'ignore',
-    timeout: 5_000,
-    reject: false,
-  });
-  if (probe.exitCode !== 0) return 'process-sweep';
+  if (!unshare || !sleep || !existsSync('/bin/sh')) return undefined;
+  return { unshare, sleep };
+}
+
+function decide(
+  tools: NamespaceTools | undefined,
+  succeeds: (tools: NamespaceTools) => boolean,
+): ProcessScopeMechanism {
+  if (tools === undefined || !succeeds(tools)) return 'process-sweep';
   cachedTools = tools;
   return 'pid-namespace';
+}
+
+// Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
+const PROBE_OPTIONS = { stdio: 'ignore', timeout: 5_000, reject: false } as const;
+
+function probeArgs(tools: NamespaceTools): string[] {
+  return [...namespacePrefix(tools), tools.sleep, '0'];
+}
+
+function probeSucceeds(tools: NamespaceTools): boolean {
+  return execaSync(tools.unshare, probeArgs(tools), PROBE_OPTIONS).exitCode === 0;
 }
 
 function namespaceTools(): NamespaceTools | undefined {

@@ -60,6 +60,10 @@ export interface SandboxRequest {
 }
 
 export interface Sandbox extends CommandWrapper {
+  /** Where the proxy's refusals stand now; with networkRefusalsSince, those of one call. */
+  networkMark(): number;
+  /** Each distinct refusal since the mark, in the proxy's words (host, why, what to change). */
+  networkRefusalsSince(mark: number): string[];
   isHidden(path: string): boolean;
   isWritable(path: string): boolean;
   hostPath(path: string): string;
@@ -100,6 +104,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
   const socketDir = join(base, 'net');
   const socketPath = join(socketDir, 'proxy.sock');
   let proxy: NetworkProxy | undefined;
+  /** The proxy's refusals in order: a call reports those made while it ran. */
+  const refusals: string[] = [];
   try {
     if (network) {
       if (!tools.socat) {
@@ -112,7 +118,10 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       proxy = await startNetworkProxy({
         socketPath,
         allowedDomains: request.policy.allowedDomains,
-        ...(request.onNetworkDecision && { onDecision: request.onNetworkDecision }),
+        onDecision: (decision) => {
+          if (!decision.allowed) refusals.push(decision.reason);
+          request.onNetworkDecision?.(decision);
+        },
       });
     }
     const plan = buildMountPlan({
@@ -185,6 +194,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         setupFailures: counts.setupFailures,
         ...(counts.lastFailure !== undefined && { lastFailure: counts.lastFailure }),
       }),
+      networkMark: () => refusals.length,
+      networkRefusalsSince: (mark) => [...new Set(refusals.slice(mark))],
       isHidden: (path) => plan.isHidden(path),
       isWritable: (path) => plan.isWritable(path),
       hostPath: (path) => plan.hostPath(path),

@@ -110,6 +110,13 @@ export interface SandboxView extends CommandWrapper {
   readonly plan?: {
     readonly mounts: readonly { readonly kind: string; readonly target: string }[];
   };
+  /** Where the network proxy's refusals stand; see networkRefusalsSince. */
+  networkMark(): number;
+  /**
+   * What the proxy refused since the mark (calls that overlap share them): a client often shows
+   * only "403", and the reason says which host and which policy field would allow it.
+   */
+  networkRefusalsSince(mark: number): string[];
 }
 
 export interface ToolContext {

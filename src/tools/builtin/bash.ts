@@ -122,6 +122,7 @@ export const bashTool = defineTool({
     const { sandbox } = context;
     const cwdFile = sandbox ? sandbox.hostPath(`/tmp/${cwdName}`) : join(tmpdir(), cwdName);
     const feed = new ProgressFeed();
+    const networkMark = sandbox?.networkMark();
     const running = runCommand({
       shell: shellPath(),
       script: reportingCwd(input.command, sandbox ? `/tmp/${cwdName}` : cwdFile),
@@ -149,7 +150,9 @@ export const bashTool = defineTool({
       }
       await rm(cwdFile, { force: true });
     }
-    return { data: toOutput(input.command, result, timeoutMs, cwdResetTo) };
+    const refused =
+      sandbox && networkMark !== undefined ? sandbox.networkRefusalsSince(networkMark) : [];
+    return { data: toOutput(input.command, result, timeoutMs, cwdResetTo, refused) };
   },
   mapToolResultToToolResultBlockParam: (output: BashOutput, toolUseId) => ({
     type: 'tool_result',
@@ -215,12 +218,15 @@ function toOutput(
   result: CommandResult,
   timeoutMs: number,
   cwdReset: string | undefined,
+  networkRefusals: readonly string[] = [],
 ): BashOutput {
   const interrupted = result.outcome === 'timed-out' || result.outcome === 'aborted';
   const notes: string[] = [];
   if (result.outcome === 'timed-out') notes.push(`Command timed out after ${timeoutMs / 1000}s`);
   if (result.outcome === 'failed-to-start')
     notes.push(`The shell could not start: ${result.error}`);
+  for (const refusal of networkRefusals)
+    notes.push(`The sandbox's network proxy refused: ${refusal}`);
   if (result.sandboxFailed)
     notes.push(
       "The sandbox could not be set up for this command, so it did not run (the message above is the sandbox's, not the command's)",
