@@ -103,6 +103,13 @@ export interface SandboxView extends CommandWrapper {
   isWritable(path: string): boolean;
   /** Where a path, as the sandbox names it, is for this process (its /tmp is a private one). */
   hostPath(path: string): string;
+  /**
+   * Its mounts (mount-plan.ts), when known: a search of a folder with nothing hidden inside it
+   * needs no check per file. Absent: every file found is checked.
+   */
+  readonly plan?: {
+    readonly mounts: readonly { readonly kind: string; readonly target: string }[];
+  };
   /** Where the network proxy's refusals stand; see networkRefusalsSince. */
   networkMark(): number;
   /**

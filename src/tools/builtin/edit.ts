@@ -7,13 +7,13 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { expandPath } from '../paths.js';
 import { planEdit } from './file/edit-plan.js';
 import type { EditRequest } from './file/edit-plan.js';
 import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { writeTextFile } from './file/text-file.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
+import { toolPath, writeProblem } from './file/sandbox-reach.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -65,7 +65,10 @@ export const editTool = defineTool({
   checkPermissions: (input, context) => editPermissionRequest(input, input.file_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
-    const planned = await planEdit(toRequest(input, context), context);
+    const request = toRequest(input, context);
+    const unreachable = writeProblem('Edit', request.path, context);
+    if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
+    const planned = await planEdit(request, context);
     return planned.ok
       ? { result: true }
       : { result: false, message: planned.message, errorCode: 1 };
@@ -73,6 +76,8 @@ export const editTool = defineTool({
 
   async *call(input, context) {
     const request = toRequest(input, context);
+    const unreachable = writeProblem('Edit', request.path, context);
+    if (unreachable) throw new Error(unreachable);
     const planned = await planEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
@@ -106,7 +111,7 @@ export const editTool = defineTool({
 
 function toRequest(input: EditInput, context: ToolContext): EditRequest {
   return {
-    path: expandPath(input.file_path, context.projectDir),
+    path: toolPath(input.file_path, context),
     oldString: input.old_string,
     newString: input.new_string,
     replaceAll: input.replace_all,

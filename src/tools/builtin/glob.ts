@@ -5,7 +5,8 @@
  * absolute pattern) is joined to the directory searched, so that permission checks see the
  * directory actually listed. Like Claude Code's Glob, .gitignore is not applied; hidden files
  * are listed; `.git` internals are not. Symbolic links are not followed. Files Read deny rules
- * cover are left out, with a note saying how many (docs/CC-COMPAT.md §2.4).
+ * cover are left out, with a note saying how many (docs/CC-COMPAT.md §2.4); what the sandbox
+ * hides is neither searched nor listed, and its /tmp is its private folder (file/sandbox-reach.ts).
  *
  * The names are matched in the search worker (search/worker-search.ts), not on the main thread:
  * globs become backtracking regular expressions, and `*a*a*a*a*a*a*b` against one long name would
@@ -19,6 +20,7 @@ import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { expandPath, permissionPaths } from '../paths.js';
+import { readProblem, sandboxName, searchHides, toolPath } from './file/sandbox-reach.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorCode } from './file/fs-errors.js';
 import { hiddenNote, withoutHidden } from './search/hidden-files.js';
@@ -87,6 +89,10 @@ export const defineGlobTool = (timeoutMs: number) =>
         errorCode: 1,
       });
       const base = baseDirectory(input, context);
+      const unreachable =
+        readProblem('Glob', base, context) ??
+        readProblem('Glob', resolveSearch(input, context).directory, context);
+      if (unreachable) return fail(unreachable);
       try {
         if (!(await stat(base)).isDirectory()) return fail(`Path is not a directory: ${base}`);
       } catch (error) {
@@ -117,9 +123,9 @@ export const defineGlobTool = (timeoutMs: number) =>
         const error = stoppedMessage(timeoutMs, listing.directory);
         return { data: { ...emptyOutput(started), error } };
       }
-      const { visible, hidden } = withoutHidden(listing.files, context.isReadDenied);
+      const { visible, hidden } = withoutHidden(listing.files, searchHides(directory, context));
       const sorted = await sortByModificationTime(visible);
-      const filenames = sorted.slice(0, MAX_GLOB_RESULTS);
+      const filenames = sorted.slice(0, MAX_GLOB_RESULTS).map((file) => sandboxName(file, context));
       const data: GlobOutput = {
         ...emptyOutput(started),
         numFiles: filenames.length,
@@ -171,7 +177,7 @@ function stoppedMessage(timeoutMs: number, directory: string | undefined): strin
 }
 
 function baseDirectory(input: GlobInput, context: ToolContext): string {
-  return expandPath(input.path ?? context.projectDir, context.projectDir);
+  return toolPath(input.path ?? context.projectDir, context);
 }
 
 const GLOB_SYNTAX = /[*?[\]{}()!]/;
@@ -192,7 +198,8 @@ export function resolveSearch(
   const pattern = segments.slice(firstGlob).join('/');
   if (prefix === '' && firstGlob === 0) return { directory: base, pattern };
   const fixed = prefix === '' && isAbsolute(input.pattern) ? '/' : prefix;
-  return { directory: expandPath(fixed, base), pattern };
+  const directory = expandPath(fixed, base);
+  return { directory: context.sandbox ? context.sandbox.hostPath(directory) : directory, pattern };
 }
 
 async function isDirectory(path: string): Promise<boolean> {

@@ -5,13 +5,22 @@
  * built-in search, which gives the same results (search/builtin-search.ts lists the known
  * differences). The engine reports raw results; this file orders them (files by modification
  * time, counts by path; content comes in path order), pages them and renders the text. Files the
- * policy's Read deny rules cover are not searched; the result says how many were left out.
+ * policy's Read deny rules cover are not searched; the result says how many were left out. What
+ * the sandbox hides is not searched either, and its /tmp is its private folder
+ * (file/sandbox-reach.ts): results name files there /tmp/….
  */
 import { stat } from 'node:fs/promises';
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { expandPath, permissionPaths } from '../paths.js';
+import { permissionPaths } from '../paths.js';
+import {
+  inSandboxTerms,
+  readProblem,
+  sandboxName,
+  searchHides,
+  toolPath,
+} from './file/sandbox-reach.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorCode } from './file/fs-errors.js';
 import { builtinSearchEngine } from './search/builtin-search.js';
@@ -121,6 +130,8 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
 
   async validateInput(input, context): Promise<ValidationResult> {
     const path = searchPath(input, context);
+    const unreachable = readProblem('Grep', path, context);
+    if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
     try {
       await stat(path);
       return { result: true };
@@ -142,11 +153,14 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
       limit: input.head_limit === 0 ? undefined : (input.head_limit ?? DEFAULT_HEAD_LIMIT),
     };
     const collector = new LineCollector(paging);
+    const hides = query.targetIsFile ? context.isReadDenied : searchHides(target, context);
     const run: SearchRun = {
       signal: context.signal,
       timeoutMs: SEARCH_TIMEOUT_MS,
-      onLine: collector.push,
-      ...(context.isReadDenied && { isReadDenied: context.isReadDenied }),
+      onLine: context.sandbox
+        ? (line) => collector.push(inSandboxTerms(line, context))
+        : collector.push,
+      ...(hides && { isReadDenied: hides }),
     };
     const outcome = await runSearch(query, run, context);
     if (!outcome.ok) {
@@ -154,9 +168,15 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
     }
     let data: GrepOutput;
     if (query.mode === 'files_with_matches') {
-      data = filesResult(await sortByModificationTime(outcome.paths), paging);
+      const sorted = await sortByModificationTime(outcome.paths);
+      data = filesResult(
+        sorted.map((path) => sandboxName(path, context)),
+        paging,
+      );
     } else if (query.mode === 'count') {
-      const sorted = [...outcome.counts].sort((a, b) => comparePaths(a.path, b.path));
+      const sorted = outcome.counts
+        .map(({ path, count }) => ({ path: sandboxName(path, context), count }))
+        .sort((a, b) => comparePaths(a.path, b.path));
       data = countResult(sorted, paging);
     } else {
       data = contentResult(collector, paging);
@@ -177,7 +197,7 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
 });
 
 function searchPath(input: GrepInput, context: ToolContext): string {
-  return expandPath(input.path ?? context.projectDir, context.projectDir);
+  return toolPath(input.path ?? context.projectDir, context);
 }
 
 export function buildQuery(input: GrepInput, target: string, targetIsFile: boolean): SearchQuery {

@@ -8,8 +8,8 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { expandPath } from '../paths.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
+import { toolPath, writeProblem } from './file/sandbox-reach.js';
 import { writeTextFile } from './file/text-file.js';
 import { planNotebookEdit } from './notebook/notebook-edit-plan.js';
 import type { EditMode, NotebookEditRequest } from './notebook/notebook-edit-plan.js';
@@ -75,7 +75,10 @@ export const notebookEditTool = defineTool({
   checkPermissions: (input, context) => editPermissionRequest(input, input.notebook_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
-    const planned = await planNotebookEdit(toRequest(input, context), context);
+    const request = toRequest(input, context);
+    const unreachable = writeProblem('NotebookEdit', request.path, context);
+    if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
+    const planned = await planNotebookEdit(request, context);
     return planned.ok
       ? { result: true }
       : { result: false, message: planned.message, errorCode: 1 };
@@ -83,6 +86,8 @@ export const notebookEditTool = defineTool({
 
   async *call(input, context) {
     const request = toRequest(input, context);
+    const unreachable = writeProblem('NotebookEdit', request.path, context);
+    if (unreachable) throw new Error(unreachable);
     const planned = await planNotebookEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
@@ -115,7 +120,7 @@ export const notebookEditTool = defineTool({
 
 function toRequest(input: NotebookEditInput, context: ToolContext): NotebookEditRequest {
   return {
-    path: expandPath(input.notebook_path, context.projectDir),
+    path: toolPath(input.notebook_path, context),
     ...(input.cell_id !== undefined && { cellId: input.cell_id }),
     newSource: input.new_source,
     ...(input.cell_type !== undefined && { cellType: input.cell_type }),

@@ -10,7 +10,6 @@ import type { Stats } from 'node:fs';
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { expandPath } from '../paths.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { imageTypeFromExtension, isBinaryExtension, sniffImageType } from './file/file-kinds.js';
 import type { ImageMediaType } from './file/file-kinds.js';
@@ -20,6 +19,7 @@ import { readLineWindow } from './file/line-window.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
+import { inSandboxTerms, readProblem, sandboxName, toolPath } from './file/sandbox-reach.js';
 import { isNotebookPath } from './notebook/notebook-file.js';
 import { checkNotebookRead, readNotebookForModel } from './notebook/notebook-read.js';
 import { renderNotebook } from './notebook/notebook-view.js';
@@ -96,8 +96,14 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
   checkPermissions: (input, context) => filePermissionRequest(input.file_path, context, 'read'),
 
   async validateInput(input, context): Promise<ValidationResult> {
-    const path = expandPath(input.file_path, context.projectDir);
-    const fail = (message: string): ValidationResult => ({ result: false, message, errorCode: 1 });
+    const path = toolPath(input.file_path, context);
+    const fail = (message: string): ValidationResult => ({
+      result: false,
+      message: inSandboxTerms(message, context),
+      errorCode: 1,
+    });
+    const unreachable = readProblem('Read', path, context);
+    if (unreachable) return fail(unreachable);
     let info: Stats;
     try {
       info = await stat(path);
@@ -137,7 +143,10 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
   },
 
   async *call(input, context) {
-    const path = expandPath(input.file_path, context.projectDir);
+    const path = toolPath(input.file_path, context);
+    // Hooks ran between validation and now, and may have put a link in the way.
+    const unreachable = readProblem('Read', path, context);
+    if (unreachable) throw new Error(unreachable);
     if (imageTypeFromExtension(path)) {
       const bytes = await readFile(path);
       const type = sniffImageType(bytes) ?? imageTypeFromExtension(path) ?? 'image/png';
@@ -157,7 +166,8 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     const data: ReadOutput = {
       type: 'text',
       file: {
-        filePath: path,
+        // Hooks run in the sandbox: the name they can open.
+        filePath: sandboxName(path, context),
         content: lines.join('\n'),
         numLines: lines.length,
         startLine,

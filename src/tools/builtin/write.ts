@@ -10,7 +10,6 @@ import type { Stats } from 'node:fs';
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
-import { expandPath } from '../paths.js';
 import { describeError, errorCode } from './file/fs-errors.js';
 import { fullReadProblem } from './file/read-guard.js';
 import { structuredPatch } from './file/structured-patch.js';
@@ -19,6 +18,7 @@ import { readTextFile, writeTextFile } from './file/text-file.js';
 import type { TextFile } from './file/text-file.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 import { linkProblem } from './file/links.js';
+import { writeProblem, toolPath } from './file/sandbox-reach.js';
 
 const inputSchema = z.object({
   file_path: z
@@ -58,7 +58,9 @@ export const writeTool = defineTool({
   checkPermissions: (input, context) => editPermissionRequest(input, input.file_path, context),
 
   async validateInput(input, context): Promise<ValidationResult> {
-    const path = expandPath(input.file_path, context.projectDir);
+    const path = toolPath(input.file_path, context);
+    const unreachable = writeProblem('Write', path, context);
+    if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
     const existing = await loadExisting(path);
     if (typeof existing === 'string') return { result: false, message: existing, errorCode: 1 };
     if (!existing) return { result: true };
@@ -67,7 +69,9 @@ export const writeTool = defineTool({
   },
 
   async *call(input, context) {
-    const path = expandPath(input.file_path, context.projectDir);
+    const path = toolPath(input.file_path, context);
+    const unreachable = writeProblem('Write', path, context);
+    if (unreachable) throw new Error(unreachable);
     const original = await loadExisting(path);
     if (typeof original === 'string') throw new Error(original);
     // Hooks ran between validation and now; a change they or anyone else made must not be lost.

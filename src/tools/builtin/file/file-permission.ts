@@ -1,12 +1,14 @@
 /**
- * What Read, Write and Edit ask of the policy: the absolute path, and where it really leads.
+ * What Read, Write and Edit ask of the policy: the absolute path (the sandbox's /tmp is its
+ * private folder: sandbox-reach.ts), and where it really leads.
  *
  * An edit's request is remembered for its input, so that the write can make sure the file it
  * opens is the one the decision judged: hooks and other processes run between the two, and may
  * have replaced a directory on the way by a link (no-follow-write.ts).
  */
-import { expandPath, permissionPaths, realPathOf } from '../../paths.js';
+import { permissionPaths, realPathOf } from '../../paths.js';
 import type { PermissionRequest, ToolContext } from '../../tool.js';
+import { toolPath } from './sandbox-reach.js';
 
 const judged = new WeakMap<object, { path: string; location: string }>();
 
@@ -15,7 +17,7 @@ export function filePermissionRequest(
   context: ToolContext,
   access: 'read' | 'edit',
 ): PermissionRequest {
-  const path = expandPath(filePath, context.projectDir);
+  const path = toolPath(filePath, context);
   return { access, ruleContent: path, paths: permissionPaths(path) };
 }
 
