@@ -1,6 +1,6 @@
 /**
  * The host's programs the sandbox is made with, found and run from ci-agent's own process
- * (never inside the sandbox): bubblewrap, setpriv, socat, sudo, apt-get, apparmor_parser.
+ * (never inside the sandbox): bubblewrap, socat, sudo, apt-get, apparmor_parser.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,7 +3,8 @@
  * and MCP stdio servers. bubblewrap makes, per call, a user, PID, network, IPC and UTS namespace
  * and the mount view of mount-plan.ts; the boundary is the kernel's, not a classifier's:
  *   - a PID namespace with its own /proc: nothing outside is visible, readable or signalled, and
- *     when the command ends (or bubblewrap is killed, or ci-agent is: `setpriv --pdeathsig`), the
+ *     when the command ends (or bubblewrap is killed, or ci-agent is: `--die-with-parent` sets the
+ *     parent-death signal on bubblewrap and on the namespace's init; killed-controller.test.ts), the
  *     kernel kills whatever is left in it;
  *   - no new privileges (bubblewrap sets no_new_privs; every capability dropped): `sudo` and other
  *     setuid programs do not raise anything; no nested user namespace where bubblewrap can refuse
@@ -15,7 +16,7 @@
  *   - the environment is what the caller hands over (tool-environment.ts: an allow-list).
  *
  * Sequence of `startSandbox`:
- *   1. find bubblewrap and setpriv, and what this bubblewrap can do;
+ *   1. find bubblewrap, and what it can do;
  *   2. work out the mount plan from the runner's environment, the workspace and the policy;
  *   3. make the private /tmp; start the network proxy when the policy names domains;
  *   4. probe: run `true` in exactly that sandbox; if it fails, say why and what fixes it
@@ -154,12 +155,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       lastFailure: undefined as string | undefined,
     };
     const wrap: CommandWrapper['wrap'] = (file, args, cwd) => ({
-      file: tools.setpriv,
+      file: tools.bwrap,
       args: [
-        '--pdeathsig',
-        'KILL',
-        '--',
-        tools.bwrap,
         ...fixed,
         '--chdir',
         cwd,
@@ -221,7 +218,6 @@ export function isSetupFailure(result: { exitCode: number | null; stderr: string
 
 interface Tools {
   bwrap: string;
-  setpriv: string;
   socat: string | undefined;
   version: string;
   disableUserns: boolean;
@@ -229,17 +225,10 @@ interface Tools {
 
 async function findTools(path: string | undefined): Promise<Tools> {
   const bwrap = findOnPath('bwrap', path);
-  const setpriv = findOnPath('setpriv', path);
   if (!bwrap) {
     throw new SandboxUnavailable(
       'bubblewrap (bwrap) is not installed, and ci-agent runs every command the agent causes in its sandbox',
       'install it before this step: `sudo apt-get install -y bubblewrap` (Debian, Ubuntu), or set `sandbox: off` in the policy to run unsandboxed',
-    );
-  }
-  if (!setpriv) {
-    throw new SandboxUnavailable(
-      'setpriv (util-linux) is not installed; the sandbox needs it to end with ci-agent',
-      'install util-linux (`sudo apt-get install -y util-linux`)',
     );
   }
   const [versionText, help] = await Promise.all([
@@ -249,7 +238,6 @@ async function findTools(path: string | undefined): Promise<Tools> {
   const version = /(\d+\.\d+(?:\.\d+)?)/.exec(versionText.stdout)?.[1] ?? 'unknown';
   return {
     bwrap,
-    setpriv,
     socat: findOnPath('socat', path),
     version,
     disableUserns: help.stdout.includes('--disable-userns'),
