@@ -234,6 +234,9 @@ function sessionSetting(options: SessionOptions): SessionSetting {
   const workspaceRoots = [
     projectDir,
     ...(options.additionalDirectories ?? []).map((dir) => resolveDirectory(projectDir, dir)),
+    // The sandbox's private /tmp is the agent's scratch: what its commands wrote there, the file
+    // tools may read and change as in the workspace (they reach it through hostPath).
+    ...(options.sandbox ? [options.sandbox.hostPath('/tmp')] : []),
   ];
   const anchors = { projectDir, homeDir: homedir() };
   const hookScripts = findHookScripts(options.hooksConfig ?? {}, anchors);
