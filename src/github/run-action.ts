@@ -299,7 +299,11 @@ async function work(
       prompt,
       masker,
     });
-    const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
+    const mapper = new StreamJsonMapper({
+      version: CI_AGENT_VERSION,
+      masker,
+      ...(sandbox && { sandbox: sandbox.describe() }),
+    });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;
     const session = runSession({
