@@ -185,6 +185,32 @@ describe('ci-agent -p with "sandbox": {"enabled": true} in a settings file', () 
     expect(pidsOf(marker)).not.toEqual([]);
   });
 
+  it('on SIGTERM during a sandboxed call, ends it and removes what the sandbox made', async () => {
+    const marker = `ci-agent-sandboxed-${randomUUID()}`;
+    markers.push(marker);
+    // The CLI's own temp folder: where the sandbox keeps its private /tmp while it runs.
+    const cliTmp = tempDir('ci-agent-cli-tmp-');
+    let seen = false;
+    const run = await cli(['-p', 'Wait.', ...BYPASS, ...STREAM], {
+      files: { '.claude/settings.json': SANDBOX_ON },
+      env: { HOME: tempDir('ci-agent-sandbox-home-', '/var/tmp'), TMPDIR: cliTmp },
+      turns: [bash('toolu_wait', `exec -a ${marker} sleep 60`), done],
+      onSpawn: (child) => {
+        const poll = setInterval(() => {
+          if (pidsOf(marker).length === 0) return;
+          clearInterval(poll);
+          seen = readdirSync(cliTmp).some((name) => name.startsWith('ci-agent-sandbox-'));
+          child.kill('SIGTERM');
+        }, 20);
+      },
+    });
+
+    expect(seen).toBe(true);
+    expect(run.code, run.stderr).toBe(143);
+    expect(pidsOf(marker)).toEqual([]);
+    expect(readdirSync(cliTmp)).toEqual([]);
+  });
+
   it('says so with --verbose, also when the policy file has a sandbox section', async () => {
     const run = await cli(['-p', 'Hi.', '--verbose'], {
       files: { '.github/ci-agent.yml': 'sandbox:\n  filesystem:\n    denyRead: [./secrets]\n' },
