@@ -222,6 +222,20 @@ describe('ci-agent -p with "sandbox": {"enabled": true} in a settings file', () 
     expect(run.stderr.split('\n')[0]).toMatch(/^ci-agent: sandboxed: bubblewrap \d+\.\d+\S*: /);
   });
 
+  it('runs unsandboxed when a higher settings source says "enabled": false, as Claude Code', async () => {
+    const run = await cli(
+      ['-p', 'Hi.', '--settings', '{"sandbox": {"enabled": false}}', ...STREAM],
+      {
+        files: { '.claude/settings.json': SANDBOX_ON },
+        env: { HOME: tempDir('ci-agent-sandbox-home-') },
+        turns: [done],
+      },
+    );
+
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.lines[0]).toMatchObject({ subtype: 'init', ci_agent_sandbox: 'none' });
+  });
+
   it('stops before the first model request, with the reason and the fix, when bubblewrap is missing', async () => {
     // A PATH with git and a shell, and no bwrap.
     const bin = tempDir('ci-agent-no-bwrap-');
