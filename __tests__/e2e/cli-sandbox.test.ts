@@ -211,6 +211,46 @@ describe('ci-agent -p with "sandbox": {"enabled": true} in a settings file', () 
     expect(readdirSync(cliTmp)).toEqual([]);
   });
 
+  it('shows a hook the transcript, and nothing else of the folder it is in', async () => {
+    const home = tempDir('ci-agent-sandbox-home-', '/var/tmp');
+    writeFileSync(
+      join(home, '.git-credentials'),
+      'https://x:ghp_homeCredential0123456789@github.com\n',
+    );
+    const transcript = join(home, 'run.jsonl');
+    const look = `grep -c '"type"' ${transcript}; cat ~/.git-credentials; true`;
+    const named = await cli(
+      ['-p', 'Look.', '--transcript-file', transcript, ...BYPASS, ...STREAM],
+      {
+        files: { '.claude/settings.json': SANDBOX_ON },
+        env: { HOME: home },
+        turns: [bash('toolu_look', look), done],
+      },
+    );
+    expect(named.code, named.stderr).toBe(0);
+    expect(resultsSent(named).get('toolu_look')).toMatch(/^\d+\n/);
+    expect(resultsSent(named).get('toolu_look')).not.toContain('ghp_homeCredential');
+
+    // A hook makes the CLI keep a temporary transcript in the system temp folder.
+    const hostTmp = tempDir('ci-agent-host-tmp-');
+    writeFileSync(join(hostTmp, 'other-run.txt'), 'not yours\n');
+    const settings = JSON.stringify({
+      sandbox: { enabled: true },
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'true' }] }] },
+    });
+    const temporary = await cli(['-p', 'Look.', ...BYPASS, ...STREAM], {
+      files: { '.claude/settings.json': settings },
+      env: { HOME: home, TMPDIR: hostTmp },
+      turns: [
+        bash('toolu_tmp', `ls ${hostTmp}; echo x > /tmp/scratch && echo TMP-WRITABLE; true`),
+        done,
+      ],
+    });
+    expect(temporary.code, temporary.stderr).toBe(0);
+    expect(resultsSent(temporary).get('toolu_tmp')).toContain('TMP-WRITABLE');
+    expect(resultsSent(temporary).get('toolu_tmp')).not.toContain('other-run.txt');
+  });
+
   it('says so with --verbose, also when the policy file has a sandbox section', async () => {
     const run = await cli(['-p', 'Hi.', '--verbose'], {
       files: { '.github/ci-agent.yml': 'sandbox:\n  filesystem:\n    denyRead: [./secrets]\n' },

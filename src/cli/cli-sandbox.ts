@@ -17,7 +17,10 @@ export interface CliSandboxRequest {
   /** `--add-dir`, as given (relative to the project). */
   addDir: readonly string[];
   env: NodeJS.ProcessEnv;
-  /** The transcript hooks read, when there is one. */
+  /**
+   * The transcript hooks read, when there is one, already opened: the file alone is shown (its
+   * folder may be /tmp or the home, which the sandbox must not show whole).
+   */
   transcriptPath: string | undefined;
   /** Where the lines of what was set up on the machine go. */
   note: (text: string) => void;

@@ -6,6 +6,7 @@
  * Unsandboxed only where the policy file says `sandbox: off`; the report then says so at the top.
  * On Windows and macOS runners (no bubblewrap) that entry is the only way to run.
  */
+import { dirname } from 'node:path';
 import type { LoadedPolicy } from '../policy/types.js';
 import { startPolicySandbox } from '../sandbox/policy-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -43,7 +44,8 @@ export async function startRunSandbox(
   const { sandbox, notes } = await startPolicySandbox(settings, {
     workspaceRoots: [options.workspace, ...policy.permissions.additionalDirectories],
     env: options.env,
-    readable: options.readable,
+    // Opened once the sandbox runs: its folder, the run's artifacts directory, is shown.
+    readable: options.readable.map((file) => dirname(file)),
     judges: options.judges,
   });
   return { sandbox, report: { kind: 'sandboxed', description: sandbox.describe() }, notes };

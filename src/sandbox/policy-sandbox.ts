@@ -7,7 +7,6 @@
  *   2. on a GitHub-hosted runner, what the sandbox needs installed or allowed (host-setup.ts);
  *   3. startSandbox, whose probe throws SandboxUnavailable with the reason and the fix.
  */
-import { dirname } from 'node:path';
 import { homedir } from 'node:os';
 import type { LoadedSandbox } from '../policy/sandbox-settings.js';
 import { prepareHostedRunner, SandboxUnavailable } from './host-setup.js';
@@ -17,7 +16,11 @@ export interface PolicySandboxRequest {
   /** The workspace first, then the other roots the agent may write. */
   workspaceRoots: readonly string[];
   env: NodeJS.ProcessEnv;
-  /** The run's own files the hooks may read (the transcript): their folders shown read-only. */
+  /**
+   * The run's own files or folders the hooks may read (the transcript), shown read-only: a file
+   * alone when it exists by now, else a folder of the run's own that will hold it (never a
+   * shared one such as /tmp or the home: all of it would be in sight).
+   */
   readable: readonly string[];
   /** Files the agent must not change (the policy, the settings): absolute paths. */
   judges: readonly string[];
@@ -48,7 +51,7 @@ export async function startPolicySandbox(
     env: request.env,
     policy: {
       ...settings,
-      allowRead: [...settings.allowRead, ...request.readable.map((file) => dirname(file))],
+      allowRead: [...settings.allowRead, ...request.readable],
     },
     judges: request.judges,
   });
