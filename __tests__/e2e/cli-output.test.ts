@@ -96,7 +96,7 @@ describe('ci-agent in text mode', () => {
     expect(run.stderr).toBe('ci-agent: error (error_max_turns): Reached max turns (1)\n');
   });
 
-  it('with --verbose, tells each turn, each call with its decision and how it ended on stderr', async () => {
+  it('with --verbose, tells whether it is sandboxed, each turn, each call with its decision and how it ended on stderr', async () => {
     const run = await cli(['-p', 'look', '--verbose'], {
       files: { 'a.txt': 'hello\n' },
       turns: (root) => [
@@ -110,7 +110,8 @@ describe('ci-agent in text mode', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('It says hello.\n');
     const root = run.workspace.root;
-    const stderr = run.stderr.split('\n').filter(Boolean);
+    const [sandbox, ...stderr] = run.stderr.split('\n').filter(Boolean);
+    expect(sandbox).toMatch(/^ci-agent: unsandboxed: /);
     expect(stderr[0]).toBe('ci-agent: turn 1: Reading the file. [1 tool call]');
     expect(stderr[1]).toMatch(new RegExp(`^ci-agent: allowed Read\\(${root}/a\\.txt\\): \\S`));
     expect(stderr[2]).toMatch(

@@ -141,6 +141,51 @@ describe('mergeLayers', () => {
     });
   });
 
+  describe('the sandbox mode', () => {
+    const sandbox = (enabled: boolean | undefined) => ({
+      ...(enabled !== undefined && { enabled }),
+      allowedDomains: [],
+      allowWrite: [],
+      denyWrite: [],
+      denyRead: [],
+      allowRead: [],
+    });
+    const settings = (kind: SourceKind, path: string, enabled: boolean | undefined) => ({
+      ...layer(kind, path),
+      sandbox: sandbox(enabled),
+    });
+    const user = (enabled?: boolean) => settings('user', '~/.claude/settings.json', enabled);
+    const project = (enabled?: boolean) => settings('project', '.claude/settings.json', enabled);
+    const flag = (enabled?: boolean) => settings('flag', '--settings', enabled);
+    const policy = (enabled: boolean | undefined) => ({
+      ...policyLayer(),
+      sandbox: sandbox(enabled),
+    });
+
+    it.each([
+      ['nobody says', 'unset', { settings: [user(), project()] }],
+      ['the user settings turn it on', 'on', { settings: [user(true), project()] }],
+      [
+        'the project turns off what the user turned on',
+        'unset',
+        { settings: [project(false), user(true)] },
+      ],
+      [
+        '--settings turns on what the project turned off',
+        'on',
+        { settings: [project(false), flag(true)] },
+      ],
+      [
+        'the policy has a sandbox mapping',
+        'on',
+        { policy: policy(true), settings: [project(false)] },
+      ],
+      ['the policy says off', 'off', { policy: policy(false), settings: [flag(true)] }],
+    ] as const)('when %s: %s', (_, mode, input) => {
+      expect(mergeLayers(input).sandbox.mode).toBe(mode);
+    });
+  });
+
   it('answers asks with deny when there is no policy file', () => {
     const merged = mergeLayers({ settings: [] });
     expect(merged.askResolution).toEqual({ default: 'deny', byTool: {} });

@@ -1,7 +1,8 @@
 /**
  * `ci-agent -p PROMPT`: the engine on the command line. The one place the CLI turns failures
  * into an exit code (EXIT_CODES in args.ts, listed by --help): usage and setup errors print one
- * line on stderr and exit 1; a run that ends in an error result says so on stderr and exits 1;
+ * line on stderr and exit 1 (a sandbox that cannot start: the reason and the fix, before any
+ * model request: cli-sandbox.ts); a run that ends in an error result says so on stderr and exits 1;
  * SIGINT/SIGTERM stop the run (tools and their process groups are aborted) and exit 130/143
  * after the result is written.
  *
@@ -26,10 +27,13 @@ import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
 import { parseRule } from '../permissions/rules.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { loadPolicy } from '../policy/load-policy.js';
+import { SandboxUnavailable } from '../sandbox/host-setup.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
 import type { CliSettings } from './args.js';
+import { sandboxUnavailableText, startCliSandbox } from './cli-sandbox.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
 import { StderrReporter } from './stderr-reporter.js';
 
@@ -94,6 +98,7 @@ export async function main(io: CliIo): Promise<number> {
   const sessionId = randomUUID();
   const files: NdjsonFile[] = [];
   let temporaryTranscript: string | undefined;
+  let sandbox: Sandbox | undefined;
   try {
     const projectDir = realpathSync(io.cwd);
     if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile)));
@@ -116,7 +121,19 @@ export async function main(io: CliIo): Promise<number> {
       const shape = { sessionId, promptId, cwd: projectDir, version: CI_AGENT_VERSION };
       files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
     }
-    const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
+    // Before the first model request: a sandbox that cannot start stops the run here.
+    sandbox = await startCliSandbox(policy, {
+      projectDir,
+      addDir: settings.addDir,
+      env: io.env,
+      transcriptPath,
+      note: (text) => stderr(`ci-agent: ${text}\n`),
+    });
+    const mapper = new StreamJsonMapper({
+      version: CI_AGENT_VERSION,
+      masker,
+      ...(sandbox && { sandbox: sandbox.describe() }),
+    });
     const result = await runSession({
       prompt,
       cwd: projectDir,
@@ -150,6 +167,7 @@ export async function main(io: CliIo): Promise<number> {
       ]),
       signal: io.signal,
       sessionId,
+      ...(sandbox && { sandbox }),
       mcp: {
         policy: policy.mcp,
         configArgs: settings.mcpConfig,
@@ -162,6 +180,10 @@ export async function main(io: CliIo): Promise<number> {
     });
     return result.isError ? 1 : 0;
   } catch (error) {
+    if (error instanceof SandboxUnavailable) {
+      stderr(sandboxUnavailableText(error));
+      return 1;
+    }
     // Setup failures (a bad rule, a missing --add-dir) and anything unexpected: one line.
     stderr(`Error: ${errorMessage(error)}\n`);
     return 1;
@@ -172,6 +194,7 @@ export async function main(io: CliIo): Promise<number> {
     }
     // Only the hooks knew its path, and they have all run.
     if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
+    await sandbox?.close();
   }
 }
 

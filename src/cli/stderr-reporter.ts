@@ -61,6 +61,8 @@ export class StderrReporter {
         return [
           `the model response was cut off (${String(line.error_message)}); its ${String(line.kept_blocks)} complete block(s) were kept, since their tool calls may have started`,
         ];
+      case 'init':
+        return verbose ? [sandboxLine(line.ci_agent_sandbox)] : [];
       case 'compact_boundary':
         return verbose ? ['the older part of the conversation was summarised'] : [];
       default:
@@ -121,4 +123,9 @@ function callOutcome(line: StreamJsonLine): string {
 /** One line per report: newlines in texts, commands and reasons would break the prefix. */
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' ⏎ ');
+}
+
+function sandboxLine(sandbox: unknown): string {
+  if (typeof sandbox === 'string' && sandbox !== 'none') return `sandboxed: ${sandbox}`;
+  return 'unsandboxed: commands run with ci-agent\'s own rights (`"sandbox": {"enabled": true}` in a settings file turns the sandbox on)';
 }

@@ -15,7 +15,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
+import { findHookScripts } from '../hooks/hook-scripts.js';
 import { join, resolve } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
@@ -268,7 +269,12 @@ async function work(
       workspace,
       env,
       readable: [paths.transcript],
-      judges: decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
+      judges: [
+        ...decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
+        // The scripts hooks run judge the calls too: read-only inside, wherever they are.
+        ...findHookScripts(policy.hooks, { projectDir: workspace, homeDir: env.HOME ?? homedir() })
+          .paths,
+      ],
     });
     sandbox = contained.sandbox;
     sandboxReport =
@@ -336,7 +342,11 @@ async function work(
       prompt,
       masker,
     });
-    const mapper = new StreamJsonMapper({ version: CI_AGENT_VERSION, masker });
+    const mapper = new StreamJsonMapper({
+      version: CI_AGENT_VERSION,
+      masker,
+      ...(sandbox && { sandbox: sandbox.describe() }),
+    });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;
     const session = runSession({

@@ -7,10 +7,9 @@
  * On Windows and macOS runners (no bubblewrap) that entry is the only way to run.
  */
 import { dirname } from 'node:path';
-import { homedir } from 'node:os';
 import type { LoadedPolicy } from '../policy/types.js';
-import { prepareHostedRunner, SandboxUnavailable } from '../sandbox/host-setup.js';
-import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
+import { startPolicySandbox } from '../sandbox/policy-sandbox.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import type { ReportContext } from './report-markdown.js';
 
 export interface RunSandbox {
@@ -42,23 +41,11 @@ export async function startRunSandbox(
       notes: [],
     };
   }
-  if (process.platform !== 'linux') {
-    throw new SandboxUnavailable(
-      `ci-agent's sandbox needs Linux (bubblewrap), and this runner is ${process.platform}`,
-      'run the job on a Linux runner (runs-on: ubuntu-24.04), or set `sandbox: off` in the policy to run unsandboxed',
-    );
-  }
-  const notes = await prepareHostedRunner(options.env, {
-    socat: settings.allowedDomains.length > 0,
-  });
-  const sandbox = await startSandbox({
+  const { sandbox, notes } = await startPolicySandbox(settings, {
     workspaceRoots: [options.workspace, ...policy.permissions.additionalDirectories],
-    home: options.env.HOME ?? homedir(),
     env: options.env,
-    policy: {
-      ...settings,
-      allowRead: [...settings.allowRead, ...options.readable.map((file) => dirname(file))],
-    },
+    // Opened once the sandbox runs: its folder, the run's artifacts directory, is shown.
+    readable: options.readable.map((file) => dirname(file)),
     judges: options.judges,
   });
   return { sandbox, report: { kind: 'sandboxed', description: sandbox.describe() }, notes };

@@ -48,6 +48,8 @@ export interface StreamJsonMapperOptions {
   /** Reported on `system/init` as `ci_agent_version`. */
   version: string;
   masker?: SecretMasker;
+  /** Reported on `system/init` as `ci_agent_sandbox`: the sandbox's one line; absent: `none`. */
+  sandbox?: string;
 }
 
 export class StreamJsonMapper {
@@ -132,6 +134,8 @@ export class StreamJsonMapper {
             ci_agent_version: this.options.version,
             // What ends the processes of each Bash call and hook (docs/POLICY.md).
             ci_agent_process_scope: processScopeMechanism(),
+            // Whether Bash, hooks and MCP servers run in the OS sandbox, and which (src/sandbox/).
+            ci_agent_sandbox: this.options.sandbox ?? 'none',
             ...base(),
           },
         ];

@@ -4,8 +4,8 @@
  *
  * - rule lists, additional directories and hooks are unions: nothing any source says is lost;
  *   deny beating allow is the decision function's job, which sees every rule with its source
- * - `defaultMode`, and each name of the settings files' `env`: the highest-precedence source that
- *   sets it (policy > --settings > local > project > user)
+ * - `defaultMode`, each name of the settings files' `env`, and the settings' `sandbox.enabled`:
+ *   the highest-precedence source that sets it (policy > --settings > local > project > user)
  * - ask resolution, limits, passed environment, the MCP and push sections come from the policy file alone
  */
 import type { HooksConfig } from '../hooks/config.js';
@@ -51,7 +51,7 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
     push: { allowCiChanges: input.policy?.push?.allowCiChanges ?? false },
     sandbox: mergeSandbox(
       input.policy && { layer: input.policy.sandbox, path: input.policy.source.path },
-      input.settings.map((layer) => layer.sandbox),
+      layers.filter((layer) => layer !== input.policy).map((layer) => layer.sandbox),
     ),
     warnings: layers.flatMap((layer) => layer.warnings),
     warningIssues: layers.flatMap((layer) => layer.warningIssues ?? []),

@@ -5,9 +5,12 @@
  *
  * Who decides what: the lists are unions over every source (each only widens what a sandboxed
  * command reaches, and every source is trusted configuration from the base branch). Whether
- * there is a sandbox at all is the policy file's alone: `sandbox: off` there, nothing else, runs
- * unsandboxed; a settings file's `"enabled": false` is warned about and changes nothing in the
- * action (the CLI takes `"enabled": true` as Claude Code does).
+ * there is a sandbox at all is, for the action, the policy file's alone: `sandbox: off` there,
+ * nothing else, runs unsandboxed; a settings file's `"enabled": false` is warned about and
+ * changes nothing in the action. The CLI, unsandboxed unless asked (cli/cli-sandbox.ts), reads
+ * `enabled` as Claude Code does: the highest-precedence settings file that sets it decides
+ * (`--settings` over local over project over user); a `sandbox:` mapping in the policy file
+ * turns it on whatever the settings say.
  */
 import { resolveDirectory } from './layer.js';
 import type { Findings } from './findings.js';
@@ -90,7 +93,7 @@ export function readSettingsSandbox(
     if (record.enabled === false) {
       findings.warn(
         ['sandbox', 'enabled'],
-        'the action sandboxes every command the agent causes whatever a settings file says; only `sandbox: off` in the policy file runs it unsandboxed',
+        'only ci-agent -p follows it; the action sandboxes every command the agent causes whatever a settings file says, and only `sandbox: off` in the policy file runs it unsandboxed',
       );
     }
   }
@@ -147,7 +150,10 @@ function stringList(value: unknown, path: string[], findings: Findings): string[
   });
 }
 
-/** The sources' sections as one: lists joined, the mode as the module header says. */
+/**
+ * The sources' sections as one: lists joined, the mode as the module header says. `settings` in
+ * precedence order, highest first.
+ */
 export function mergeSandbox(
   policy: { layer?: SandboxLayer; path?: string } | undefined,
   settings: readonly (SandboxLayer | undefined)[],
@@ -157,7 +163,8 @@ export function mergeSandbox(
     ...new Set(layers.flatMap((layer) => layer[key])),
   ];
   const off = policy?.layer?.enabled === false;
-  const on = layers.some((layer) => layer.enabled === true);
+  const decider = settings.find((layer) => layer?.enabled !== undefined);
+  const on = policy?.layer?.enabled === true || decider?.enabled === true;
   return {
     mode: off ? 'off' : on ? 'on' : 'unset',
     ...(off && policy?.path !== undefined && { offSource: policy.path }),
