@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { INPUT_NAMES } from '../../src/github/inputs.js';
+import { apparmorProfile } from '../../src/sandbox/host-setup.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,12 +43,17 @@ const workflowSchema = z.object({
         name: z.string().optional(),
         if: z.string().optional(),
         'runs-on': z.string(),
-        container: z.string().optional(),
+        container: z
+          .union([z.string(), z.object({ image: z.string(), options: z.string() }).strict()])
+          .optional(),
         permissions: z.record(z.string(), z.enum(['read', 'write', 'none'])).optional(),
         strategy: z
           .object({
             'fail-fast': z.boolean().optional(),
-            matrix: z.object({ include: z.array(z.record(z.string(), z.string())) }),
+            matrix: z.union([
+              z.object({ include: z.array(z.record(z.string(), z.string())) }).strict(),
+              z.object({ os: z.array(z.string()).min(1) }).strict(),
+            ]),
           })
           .optional(),
         steps: z.array(stepSchema).min(1),
@@ -120,7 +126,8 @@ describe('.github/workflows/ci.yml', () => {
 
   describe('the test job', () => {
     const test = job('test');
-    const entries = test.strategy?.matrix.include ?? [];
+    const matrix = test.strategy?.matrix;
+    const entries = matrix && 'include' in matrix ? matrix.include : [];
 
     it('runs once with ripgrep installed and once with it hidden from the PATH', () => {
       expect(entries.map((entry) => entry['ripgrep'])).toEqual(['with', 'without']);
@@ -135,6 +142,33 @@ describe('.github/workflows/ci.yml', () => {
         (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: object }).scripts,
       );
       for (const entry of entries) expect(scripts).toContain(entry['script']);
+    });
+
+    it('installs what the sandbox needs, and lets the container make namespaces', () => {
+      for (const entry of entries) expect(entry['packages']).toContain('bubblewrap');
+      const container = test.container;
+      expect(typeof container === 'object' && container.options).toContain('seccomp=unconfined');
+    });
+  });
+
+  describe('the sandbox jobs', () => {
+    it('run the action and the boundary suite on both hosted Ubuntu images', () => {
+      for (const name of ['action', 'sandbox']) {
+        const matrix = job(name).strategy?.matrix;
+        expect(matrix && 'os' in matrix ? matrix.os : [], name).toEqual([
+          'ubuntu-24.04',
+          'ubuntu-22.04',
+        ]);
+        expect(job(name)['runs-on']).toBe('${{ matrix.os }}');
+      }
+      const boundary = job('sandbox')
+        .steps.map((step) => step.run ?? '')
+        .join('\n');
+      expect(boundary).toContain('apparmor_parser -r /etc/apparmor.d/ci-agent-bwrap');
+      expect(boundary).toContain('__tests__/sandbox');
+      // The profile the job loads is the one the action loads on a hosted runner.
+      const printed = /printf '([^']*)'/.exec(boundary)?.[1]?.replaceAll('\\n', '\n');
+      expect(printed).toBe(apparmorProfile('/usr/bin/bwrap'));
     });
   });
 });
