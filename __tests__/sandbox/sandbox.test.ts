@@ -3,7 +3,7 @@
  * view the file tools are held to, and a clear refusal when bubblewrap is missing.
  */
 import { execa } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +151,30 @@ describe.skipIf(!ready)('startSandbox', () => {
     });
     await expect(start).rejects.toBeInstanceOf(SandboxUnavailable);
     await expect(start).rejects.toThrow(/apt-get install -y bubblewrap.*sandbox: off/);
+  });
+
+  it('works with a bubblewrap older than 0.8, which does not know --disable-userns', async () => {
+    // A bwrap that answers as 0.6 does, in front of the real one.
+    const bin = join(root, 'old-bwrap');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      join(bin, 'bwrap'),
+      '#!/bin/sh\nfor a in "$@"; do [ "$a" = --disable-userns ] && { echo "bwrap: Unknown option --disable-userns" >&2; exit 1; }; done\nexec /usr/bin/bwrap "$@"\n',
+      { mode: 0o755 },
+    );
+    const sandbox = await startSandbox({
+      workspaceRoots: [workspace],
+      home: join(root, 'home'),
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+      policy: EMPTY,
+      judges: [],
+    });
+    try {
+      expect(sandbox.wrap('/bin/true', [], workspace).args).not.toContain('--disable-userns');
+      expect(await run(sandbox, workspace, 'echo ran')).toContain('ran');
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('refuses a workspace that holds the home directory', async () => {

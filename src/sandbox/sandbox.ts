@@ -97,7 +97,7 @@ const PROTECTED_IN_ROOTS = [
 ];
 
 export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
-  const tools = await findTools(request.env.PATH);
+  const tools = findTools(request.env.PATH);
   const base = mkdtempSync(join(tmpdir(), 'ci-agent-sandbox-'));
   const privateTmp = join(base, 'tmp');
   mkdirSync(privateTmp, { mode: 0o700 });
@@ -130,7 +130,7 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       privateTmp,
       ...(network && { passThrough: [socketDir] }),
     });
-    const fixed = [
+    const fixedArgs = (disableUserns: boolean) => [
       '--unshare-user',
       '--unshare-pid',
       '--unshare-net',
@@ -140,12 +140,13 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       '--die-with-parent',
       '--cap-drop',
       'ALL',
-      ...(tools.disableUserns ? ['--disable-userns'] : []),
+      ...(disableUserns ? ['--disable-userns'] : []),
       ...mountArguments(plan.mounts),
       '--setenv',
       'TMPDIR',
       '/tmp',
     ];
+    const fixed = { with: fixedArgs(true), without: fixedArgs(false) };
     const env = { TMPDIR: '/tmp', ...(network ? proxyEnvironment(DEFAULT_BRIDGE_PORT) : {}) };
     const prelude = network ? bridgeCommand(socketPath, DEFAULT_BRIDGE_PORT) : undefined;
     const counts = {
@@ -154,23 +155,38 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       setupFailures: 0,
       lastFailure: undefined as string | undefined,
     };
-    const wrap: CommandWrapper['wrap'] = (file, args, cwd) => ({
-      file: tools.bwrap,
-      args: [
-        ...fixed,
-        '--chdir',
-        cwd,
-        '--',
-        ...(prelude ? ['/bin/sh', '-c', `${prelude}\nexec "$@"`, 'sh'] : []),
-        file,
-        ...args,
-      ],
-    });
-    await probe(wrap, request);
+    const wrapWith =
+      (disableUserns: boolean): CommandWrapper['wrap'] =>
+      (file, args, cwd) => ({
+        file: tools.bwrap,
+        args: [
+          ...(disableUserns ? fixed.with : fixed.without),
+          '--chdir',
+          cwd,
+          '--',
+          ...(prelude ? ['/bin/sh', '-c', `${prelude}\nexec "$@"`, 'sh'] : []),
+          file,
+          ...args,
+        ],
+      });
+    // The probe asks for --disable-userns (bubblewrap 0.8) at once, beside the version query:
+    // one round of processes before the first request; an older bubblewrap answers that it
+    // does not know the option, and is probed again without it.
+    const [version, first] = await Promise.all([
+      bwrapVersion(tools, request.env.PATH),
+      probe(wrapWith(true), request),
+    ]);
+    let wrap = wrapWith(true);
+    if (first !== undefined) {
+      if (!/disable-userns/.test(first)) throw explainProbeFailure(first);
+      wrap = wrapWith(false);
+      const second = await probe(wrap, request);
+      if (second !== undefined) throw explainProbeFailure(second);
+    }
     const domains = request.policy.allowedDomains;
     return {
       mechanism: 'bubblewrap',
-      version: tools.version,
+      version,
       plan,
       allowedDomains: domains,
       env,
@@ -197,7 +213,7 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       isWritable: (path) => plan.isWritable(path),
       hostPath: (path) => plan.hostPath(path),
       describe: () =>
-        `bubblewrap ${tools.version}: no credentials, the runner's files hidden, ` +
+        `bubblewrap ${version}: no credentials, the runner's files hidden, ` +
         (domains.length > 0 ? `network only to ${domains.join(', ')}` : 'no network'),
       close: async () => {
         await proxy?.close();
@@ -219,11 +235,9 @@ export function isSetupFailure(result: { exitCode: number | null; stderr: string
 interface Tools {
   bwrap: string;
   socat: string | undefined;
-  version: string;
-  disableUserns: boolean;
 }
 
-async function findTools(path: string | undefined): Promise<Tools> {
+function findTools(path: string | undefined): Tools {
   const bwrap = findOnPath('bwrap', path);
   if (!bwrap) {
     throw new SandboxUnavailable(
@@ -231,17 +245,12 @@ async function findTools(path: string | undefined): Promise<Tools> {
       'install it before this step: `sudo apt-get install -y bubblewrap` (Debian, Ubuntu), or set `sandbox: off` in the policy to run unsandboxed',
     );
   }
-  const [versionText, help] = await Promise.all([
-    runHostTool(bwrap, ['--version'], { path }),
-    runHostTool(bwrap, ['--help'], { path }),
-  ]);
-  const version = /(\d+\.\d+(?:\.\d+)?)/.exec(versionText.stdout)?.[1] ?? 'unknown';
-  return {
-    bwrap,
-    socat: findOnPath('socat', path),
-    version,
-    disableUserns: help.stdout.includes('--disable-userns'),
-  };
+  return { bwrap, socat: findOnPath('socat', path) };
+}
+
+async function bwrapVersion(tools: Tools, path: string | undefined): Promise<string> {
+  const answer = await runHostTool(tools.bwrap, ['--version'], { path });
+  return /(\d+\.\d+(?:\.\d+)?)/.exec(answer.stdout)?.[1] ?? 'unknown';
 }
 
 /** The mount plan's inputs: which of the runner's and the policy's paths exist, as real paths. */
@@ -317,7 +326,11 @@ function isRealDirectory(path: string): boolean {
   }
 }
 
-async function probe(wrap: CommandWrapper['wrap'], request: SandboxRequest): Promise<void> {
+/** Runs `exit 0` in exactly the sandbox calls will get; undefined when it ran, else why not. */
+async function probe(
+  wrap: CommandWrapper['wrap'],
+  request: SandboxRequest,
+): Promise<string | undefined> {
   const cwd = request.workspaceRoots[0] ?? '/';
   const wrapped = wrap('/bin/sh', ['-c', 'exit 0'], cwd);
   const result = await runProcess({
@@ -328,8 +341,6 @@ async function probe(wrap: CommandWrapper['wrap'], request: SandboxRequest): Pro
     timeoutMs: 30_000,
     scope: 'process-group',
   }).result;
-  if (result.outcome === 'exited' && result.exitCode === 0) return;
-  throw explainProbeFailure(
-    result.error ?? (result.stderr.text.trim() || `exit ${result.exitCode}`),
-  );
+  if (result.outcome === 'exited' && result.exitCode === 0) return undefined;
+  return result.error ?? (result.stderr.text.trim() || `exit ${result.exitCode}`);
 }
