@@ -13,7 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { ProcessScopeMechanism } from '../process/process-scope.js';
-import { runProcess, type CommandWrapper } from '../process/run-process.js';
+import { runProcess, type CommandSandbox } from '../process/run-process.js';
 
 export interface HookProcessOptions {
   command: string;
@@ -29,7 +29,7 @@ export interface HookProcessOptions {
   /** Default: the best this process can have (process/process-scope.ts). */
   processScope?: ProcessScopeMechanism;
   /** The OS sandbox: a hook is trusted configuration, but it runs over what the agent wrote. */
-  sandbox?: CommandWrapper & { readonly env: Readonly<Record<string, string>> };
+  sandbox?: CommandSandbox;
 }
 
 export type HookProcessStatus = 'exited' | 'timed-out' | 'aborted' | 'failed-to-start';

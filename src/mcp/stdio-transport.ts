@@ -18,7 +18,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { LineEvent } from './message-limit.js';
 import { LimitedLineReader, MAX_MESSAGE_BYTES, oversizePhrase } from './message-limit.js';
-import { runProcess, type CommandWrapper, type RunningProcess } from '../process/run-process.js';
+import { runProcess, type CommandSandbox, type RunningProcess } from '../process/run-process.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface StdioServerProcess {
@@ -32,7 +32,7 @@ export interface StdioServerProcess {
   /** The largest message read; default MAX_MESSAGE_BYTES. */
   maxMessageBytes?: number;
   /** The OS sandbox the server runs in; its PID namespace is then the server's scope. */
-  sandbox?: CommandWrapper & { readonly env: Readonly<Record<string, string>> };
+  sandbox?: CommandSandbox;
 }
 
 /** Characters of stderr kept for messages about a server that failed. */

@@ -21,6 +21,8 @@ import { isInside } from '../tools/paths.js';
 const JUDGE_DIRECTORIES = ['.claude', '.github/workflows', '.github/actions'];
 const JUDGE_FILES = ['.mcp.json', '.github/ci-agent.yml', '.github/ci-agent.yaml'];
 const EXEMPT = '.claude/worktrees';
+/** Every judge location in a workspace root, relative to it (what the sandbox also keeps read-only). */
+export const JUDGES_IN_ROOT: readonly string[] = [...JUDGE_DIRECTORIES, ...JUDGE_FILES];
 
 /**
  * The judges a change to `written` would touch. A written operand stands for: its path; for a
@@ -34,9 +36,7 @@ export function judgesWritten(
   judgeFiles: readonly string[] = [],
 ): string[] {
   const locations = [
-    ...roots.flatMap((root) =>
-      [...JUDGE_DIRECTORIES, ...JUDGE_FILES].map((name) => join(root, name)),
-    ),
+    ...roots.flatMap((root) => JUDGES_IN_ROOT.map((name) => join(root, name))),
     ...judgeFiles,
   ];
   const candidates = written.flatMap((operand) => {

@@ -40,6 +40,11 @@ export interface CommandWrapper {
   isSetupFailure(result: { exitCode: number | null; stderr: string }): boolean;
 }
 
+/** A wrapper with the variables every command run in it gets (the sandbox's TMPDIR, proxy). */
+export interface CommandSandbox extends CommandWrapper {
+  readonly env: Readonly<Record<string, string>>;
+}
+
 export interface RunProcessOptions {
   file: string;
   args: readonly string[];

@@ -16,7 +16,8 @@
  * `user.max_user_namespaces=0`, refuse namespaces outright: there is no fix from inside the job.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { findOnPath, runHostTool } from './host-tools.js';
+import { findExecutable } from '../util/find-executable.js';
+import { runHostTool } from './host-tools.js';
 
 export class SandboxUnavailable extends Error {
   constructor(
@@ -110,8 +111,8 @@ export async function prepareHostedRunner(
   if ((await sudo(['true'])).exitCode !== 0) return [];
   const done: string[] = [];
   const missing = [
-    ...(findOnPath('bwrap', path) ? [] : ['bubblewrap']),
-    ...(needs.socat && !findOnPath('socat', path) ? ['socat'] : []),
+    ...(findExecutable(path, ['bwrap']) ? [] : ['bubblewrap']),
+    ...(needs.socat && !findExecutable(path, ['socat']) ? ['socat'] : []),
   ];
   if (missing.length > 0) {
     const started = Date.now();
@@ -129,7 +130,7 @@ export async function prepareHostedRunner(
     );
   }
   if (apparmorRestrictsUserNamespaces() && !existsSync(APPARMOR_PROFILE_PATH)) {
-    const bwrap = findOnPath('bwrap', path) ?? '/usr/bin/bwrap';
+    const bwrap = findExecutable(path, ['bwrap']) ?? '/usr/bin/bwrap';
     const wrote = await sudo(['tee', APPARMOR_PROFILE_PATH], apparmorProfile(bwrap));
     const loaded =
       wrote.exitCode === 0 ? await sudo(['apparmor_parser', '-r', APPARMOR_PROFILE_PATH]) : wrote;

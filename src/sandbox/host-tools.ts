@@ -1,25 +1,9 @@
 /**
- * The host's programs the sandbox is made with, found and run from ci-agent's own process
- * (never inside the sandbox): bubblewrap, socat, sudo, apt-get, apparmor_parser.
+ * The host's programs the sandbox is made with (bubblewrap, socat, sudo, apt-get,
+ * apparmor_parser), run from ci-agent's own process, never inside the sandbox; they are found on
+ * the PATH with util/find-executable.ts.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { runProcess } from '../process/run-process.js';
-
-/** The first executable file named `name` on `path`, as a shell would find it. */
-export function findOnPath(name: string, path: string | undefined): string | undefined {
-  for (const folder of (path ?? '').split(':')) {
-    if (!folder) continue;
-    const candidate = join(folder, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 export interface ToolRun {
   exitCode: number | null;

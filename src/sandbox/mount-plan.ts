@@ -24,7 +24,8 @@
  * Pure: paths in, mounts out. Which of the paths exist is the caller's to find out (sandbox.ts);
  * a path that does not exist is left out (bubblewrap cannot mount over nothing).
  */
-import { isAbsolute, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
+import { isInside } from '../tools/paths.js';
 
 export type Mount =
   | { kind: 'ro-bind'; source: string; target: string }
@@ -68,20 +69,15 @@ export const ALWAYS_HIDDEN = ['/run', '/var/run'] as const;
 /** Kernel interfaces the file tools never read from, as the sandbox's own /proc and /dev differ. */
 const KERNEL_VIEWS = ['/proc', '/sys', '/dev'] as const;
 
-export function isInsideOrSame(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
-
 export function buildMountPlan(input: MountPlanInput): MountPlan {
   const writable = unique([...input.workspaceRoots, ...input.writable]);
   // Under /tmp the sandbox sees only its private folder: what is there needs no hiding (and a
   // mount there would land on nothing), unless a writable root brings it back into sight.
   const hidden = unique([...(input.home ? [input.home] : []), ...input.hidden]).filter(
-    (path) => !isInsideOrSame(path, '/tmp') || writable.some((root) => isInsideOrSame(path, root)),
+    (path) => !isInside(path, '/tmp') || writable.some((root) => isInside(path, root)),
   );
   const readOnly = unique(input.readOnly).filter((path) =>
-    writable.some((root) => isInsideOrSame(path, root)),
+    writable.some((root) => isInside(path, root)),
   );
   // /tmp before the workspace roots: a workspace in /tmp (a temp checkout) stays in sight.
   const privateTmp: Mount = { kind: 'bind', source: input.privateTmp, target: '/tmp' };
@@ -99,7 +95,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     ...writable.map((path): Mount => ({ kind: 'bind', source: path, target: path })),
     // What is hidden inside a writable place (a runner's temp folder in the workspace) stays so.
     ...hidden
-      .filter((path) => writable.some((root) => path !== root && isInsideOrSame(path, root)))
+      .filter((path) => writable.some((root) => path !== root && isInside(path, root)))
       .map((target): Mount => ({ kind: 'tmpfs', target, readOnly: true })),
     ...readOnly.map((path): Mount => ({ kind: 'ro-bind', source: path, target: path })),
     ...(input.passThrough ?? []).map((path): Mount => ({
@@ -114,7 +110,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     let best: Mount | undefined;
     let bestDepth = -1;
     for (const mount of mounts) {
-      if (!isInsideOrSame(path, mount.target)) continue;
+      if (!isInside(path, mount.target)) continue;
       const depth = mount.target === '/' ? 0 : mount.target.split('/').length;
       if (depth >= bestDepth) {
         best = mount;
@@ -123,10 +119,10 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     }
     return best;
   };
-  const inPrivateTmp = (path: string) => isInsideOrSame(path, input.privateTmp);
+  const inPrivateTmp = (path: string) => isInside(path, input.privateTmp);
   const isHidden = (path: string): boolean => {
     if (inPrivateTmp(path)) return false;
-    if (KERNEL_VIEWS.some((view) => isInsideOrSame(path, view))) return true;
+    if (KERNEL_VIEWS.some((view) => isInside(path, view))) return true;
     const mount = decisive(path);
     // Under /tmp the sandbox sees its private folder, not this process's /tmp.
     return mount === undefined || mount.kind === 'tmpfs' || mount === privateTmp;

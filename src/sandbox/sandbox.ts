@@ -26,17 +26,15 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, lstatSync } fro
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { runProcess, type CommandWrapper } from '../process/run-process.js';
-import { findOnPath, runHostTool } from './host-tools.js';
+import { findExecutable } from '../util/find-executable.js';
+import { runHostTool } from './host-tools.js';
 import { bridgeCommand, DEFAULT_BRIDGE_PORT, proxyEnvironment } from './network-bridge.js';
 import { startNetworkProxy, type NetworkDecision, type NetworkProxy } from './network-proxy.js';
-import {
-  ALWAYS_HIDDEN,
-  buildMountPlan,
-  isInsideOrSame,
-  mountArguments,
-  type MountPlan,
-} from './mount-plan.js';
+import { ALWAYS_HIDDEN, buildMountPlan, mountArguments, type MountPlan } from './mount-plan.js';
 import { explainProbeFailure, SandboxUnavailable } from './host-setup.js';
+import { isInside } from '../tools/paths.js';
+import type { SandboxView } from '../tools/tool.js';
+import { JUDGES_IN_ROOT } from '../permissions/judges.js';
 
 export interface SandboxPolicy {
   allowedDomains: readonly string[];
@@ -60,20 +58,12 @@ export interface SandboxRequest {
   onNetworkDecision?: (decision: NetworkDecision) => void;
 }
 
-export interface Sandbox extends CommandWrapper {
-  /** Where the proxy's refusals stand now; with networkRefusalsSince, those of one call. */
-  networkMark(): number;
-  /** Each distinct refusal since the mark, in the proxy's words (host, why, what to change). */
-  networkRefusalsSince(mark: number): string[];
-  isHidden(path: string): boolean;
-  isWritable(path: string): boolean;
-  hostPath(path: string): string;
+/** The tools' view of it (tools/tool.ts), and what its owner starts, reports and closes. */
+export interface Sandbox extends SandboxView {
   readonly mechanism: 'bubblewrap';
   readonly version: string;
   readonly plan: MountPlan;
   readonly allowedDomains: readonly string[];
-  /** Variables every sandboxed command gets (TMPDIR, the proxy's address). */
-  readonly env: Readonly<Record<string, string>>;
   /** One line for the report and the log. */
   describe(): string;
   /**
@@ -86,15 +76,8 @@ export interface Sandbox extends CommandWrapper {
 
 /** Tool folders under a home that hold programs and no credentials (GitHub-hosted images). */
 const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools'];
-/** Inside every writable root: what runs git's programs, and the judges Claude Code reads. */
-const PROTECTED_IN_ROOTS = [
-  '.git/config',
-  '.git/hooks',
-  '.claude',
-  '.mcp.json',
-  '.github/workflows',
-  '.github/actions',
-];
+/** Inside every writable root: what runs git's programs, and the judges (judges.ts). */
+const PROTECTED_IN_ROOTS = ['.git/config', '.git/hooks', ...JUDGES_IN_ROOT];
 
 export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
   const tools = findTools(request.env.PATH);
@@ -238,14 +221,14 @@ interface Tools {
 }
 
 function findTools(path: string | undefined): Tools {
-  const bwrap = findOnPath('bwrap', path);
+  const bwrap = findExecutable(path, ['bwrap']);
   if (!bwrap) {
     throw new SandboxUnavailable(
       'bubblewrap (bwrap) is not installed, and ci-agent runs every command the agent causes in its sandbox',
       'install it before this step: `sudo apt-get install -y bubblewrap` (Debian, Ubuntu), or set `sandbox: off` in the policy to run unsandboxed',
     );
   }
-  return { bwrap, socat: findOnPath('socat', path) };
+  return { bwrap, socat: findExecutable(path, ['socat']) };
 }
 
 async function bwrapVersion(tools: Tools, path: string | undefined): Promise<string> {
@@ -282,7 +265,7 @@ function layout(request: SandboxRequest) {
     ...runnerFolders(env),
     ...policy.denyRead,
   ]).filter((path) => path !== '/');
-  const inside = realHome && roots.find((root) => isInsideOrSame(realHome, root));
+  const inside = realHome && roots.find((root) => isInside(realHome, root));
   if (inside) {
     throw new SandboxUnavailable(
       `the workspace ${inside} is the home directory ${realHome} or holds it: the sandbox cannot show the workspace and hide what the home keeps (credentials)`,

@@ -9,7 +9,7 @@
  * and what model input is parsed with) is derived from it by omitting the hidden keys, and is
  * strict, so a model can never reach a parameter only the system may pass.
  */
-import type { CommandWrapper } from '../process/run-process.js';
+import type { CommandSandbox } from '../process/run-process.js';
 import * as z from 'zod';
 import type { FileStateCache } from './file-state.js';
 import type { JsonSchema, ToolResultBlock, Usage } from '../model/types.js';
@@ -94,9 +94,7 @@ export interface PermissionModeState {
 }
 
 /** What the tools need of the OS sandbox: to run a command in it, and what it shows. */
-export interface SandboxView extends CommandWrapper {
-  /** Variables every sandboxed command gets (TMPDIR, the network proxy's address). */
-  readonly env: Readonly<Record<string, string>>;
+export interface SandboxView extends CommandSandbox {
   /** Whether a real absolute path is out of the sandbox's sight (/proc, the home, the runner's). */
   isHidden(path: string): boolean;
   /** Whether the sandbox may write a real absolute path. */
