@@ -51,7 +51,15 @@ import { createGitHubClient } from './github-client.js';
 import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
-import { checkoutBranch, commitAll, createGit, diffSince, push as pushBranch } from './git.js';
+import {
+  checkoutBranch,
+  commitAll,
+  createGit,
+  diffSince,
+  fetchRef,
+  push as pushBranch,
+} from './git.js';
+import type { RemoteAccess } from './git.js';
 import { restoreGitControl, snapshotGitControl } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
@@ -191,6 +199,8 @@ async function work(
       : undefined;
 
   const git = createGit(workspace, env, masker);
+  /** How the action's own fetches and push reach the repository: with its token. */
+  const remote: RemoteAccess = { token: inputs.githubToken, serverUrl: event.serverUrl };
   const collector = new ReportCollector();
   const log = openToolLog(paths.log);
   let transcript: ReturnType<typeof openTranscript> | undefined;
@@ -237,7 +247,7 @@ async function work(
       // Surfaced by the session or below, never as an unhandled rejection.
       branchReady.catch(() => undefined);
     } else {
-      branch = await prepareBranch(git, task, event, pr);
+      branch = await prepareBranch(git, task, event, pr, remote);
     }
     // After the checkout, so that the code under review is what the agent sees, and its
     // configuration is the base branch's.
@@ -245,6 +255,7 @@ async function work(
     const trusted =
       configSource.from === 'base-branch'
         ? await useTrustedConfig(git, workspace, configSource.ref, {
+            access: remote,
             extraPaths: [inputs.policy],
           })
         : undefined;
@@ -456,7 +467,7 @@ async function work(
       commands.warning(masker.mask(heldBack.detail));
     } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
-        const push = { branch, token: inputs.githubToken, serverUrl: event.serverUrl };
+        const push = { ...remote, branch };
         await commands.group(`ci-agent: pushing ${branch}`, () => pushBranch(git, push));
         pushed = branch;
       } catch (error) {
@@ -632,23 +643,25 @@ function judge(
   };
 }
 
+/** The branch to work on; a pull request's is fetched with the run's token (fetchRef). */
 async function prepareBranch(
   git: ReturnType<typeof createGit>,
   task: Task,
   event: GitHubEvent,
   pr: PullRequestBranch | undefined,
+  access: RemoteAccess,
 ): Promise<string | undefined> {
   if (pr?.isFork) {
     // A pull_request job has the PR's code checked out already; a comment's job has the default
     // branch, and the fork's commits are reachable only as the base repository's pull ref.
     if (task.kind === 'comment-command') {
-      await git.run(['fetch', '--no-tags', 'origin', `refs/pull/${pr.number}/head`]);
+      await fetchRef(git, { ...access, ref: `refs/pull/${pr.number}/head` });
       await git.run(['checkout', '--detach', 'FETCH_HEAD']);
     }
     return undefined;
   }
   if (pr) {
-    await git.run(['fetch', '--no-tags', 'origin', `refs/heads/${pr.headRef}`]);
+    await fetchRef(git, { ...access, ref: `refs/heads/${pr.headRef}` });
     await checkoutBranch(git, pr.headRef, 'FETCH_HEAD');
     return pr.headRef;
   }
