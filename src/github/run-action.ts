@@ -93,6 +93,12 @@ import { PolicyError } from '../policy/policy-error.js';
 import { refusalReason, scanPush } from './push-scan.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
+import {
+  isWorkflowToken,
+  permissionRefusal,
+  pushRefusal,
+  workflowTokenNote,
+} from './token-refusals.js';
 
 export interface ActionOutcome {
   conclusion: Conclusion | 'skipped';
@@ -219,6 +225,8 @@ async function work(
   let errorDetails: string | undefined;
   let runStarted = true;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
+  /** Who opened the run's pull request: the token's login, when it opened one. */
+  let openedBy: string | undefined;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
   let sandbox: Sandbox | undefined;
@@ -472,7 +480,8 @@ async function work(
         pushed = branch;
       } catch (error) {
         conclusion = 'failed';
-        headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+        const refusal = pushRefusal(errorMessage(error));
+        headline = `the work is done but the push failed (${errorMessage(error)}); ${refusal ? `${refusal}; ` : ''}the patch is in the artifact`;
       }
       if (pushed && pr === undefined) {
         const opened = await openPullRequest(octokit, {
@@ -485,6 +494,7 @@ async function work(
         });
         if (opened.ok) {
           prNumber = opened.number;
+          openedBy = opened.author;
           headline += `; pull request #${prNumber} is ready for review`;
         } else {
           conclusion = 'failed';
@@ -502,6 +512,9 @@ async function work(
   } catch (error) {
     conclusion = signal?.aborted ? 'cancelled' : 'failed';
     headline = `the run ${signal?.aborted ? 'was stopped' : 'failed'}: ${errorMessage(error)}`;
+    // A request the job's permissions: block does not cover (a PR's details, the failed jobs).
+    const advice = permissionRefusal(error, []);
+    if (advice) headline += `; ${advice}`;
     if (error instanceof PolicyError && result === undefined) {
       // The problems are many lines, each naming file, line and field: a code block, not a headline.
       const files = [...new Set(error.issues.map((issue) => issue.file))].join(', ');
@@ -550,6 +563,20 @@ async function work(
     const stash = await credentials?.catch(() => undefined);
     const credentialsTaken = stash && credentialsNote(stash);
     await checkRunnerFiles();
+    // Long answered by now; its failure (a permission the job lacks) belongs in the report too.
+    const started = await working;
+    if (started?.ok === false) {
+      warnings.push(started.error);
+      commands.warning(masker.mask(started.error));
+    }
+    // Who the token wrote as: GITHUB_TOKEN's pushes start no workflow, which the report says.
+    const author = openedBy ?? (started?.ok ? started.author : undefined);
+    const notes = [
+      ...(credentialsTaken ? [credentialsTaken] : []),
+      ...(pushed && isWorkflowToken(author)
+        ? [workflowTokenNote(pushed, openedBy !== undefined)]
+        : []),
+    ];
     // The footer names what the artifact holds; an upload that failed leaves none to name.
     const render = (uploaded: readonly string[]) =>
       renderReport(
@@ -569,7 +596,7 @@ async function work(
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
-          notes: credentialsTaken ? [credentialsTaken] : [],
+          notes,
           links,
           ...(errorDetails !== undefined && { errorDetails }),
           ...(sandboxReport && { sandbox: sandboxReport }),
@@ -585,8 +612,6 @@ async function work(
     }
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
-      const started = await working;
-      if (started?.ok === false) commands.warning(masker.mask(started.error));
       const commentId = started?.ok ? started.id : undefined;
       const posted = await upsertReportComment(octokit, target, markdown, commentId);
       if (posted.ok) commentUrl = posted.url;
