@@ -81,6 +81,17 @@ describe('permissionAdvice', () => {
     );
   });
 
+  it('raises what GitHub named to write when the caller was after a write', () => {
+    const error = refused(
+      403,
+      'Resource not accessible by integration',
+      'issues=read; pull_requests=read',
+    );
+    expect(permissionRefusal(error, [], { level: 'write' })).toContain(
+      "add `issues: write` to the job's `permissions:` (or `pull-requests: write`)",
+    );
+  });
+
   it('joins the entries of one set with "and"', () => {
     expect(
       permissionRefusal(

@@ -115,8 +115,10 @@ export async function upsertReportComment(
       author: data.user?.login,
     };
   } catch (error) {
-    // `issues: write` takes a comment on an issue and on a pull request alike.
-    const advice = permissionRefusal(error, [[{ name: 'issues', level: 'write' }]]);
+    // Posting is the point, so write; `issues: write` takes an issue's and a PR's comments alike.
+    const advice = permissionRefusal(error, [[{ name: 'issues', level: 'write' }]], {
+      level: 'write',
+    });
     return {
       ok: false,
       error: `could not post the report comment: ${errorMessage(error)}${advice ? `; ${advice}` : ''}`,

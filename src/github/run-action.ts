@@ -481,7 +481,13 @@ async function work(
       } catch (error) {
         conclusion = 'failed';
         const refusal = pushRefusal(errorMessage(error));
-        headline = `the work is done but the push failed (${errorMessage(error)}); ${refusal ? `${refusal}; ` : ''}the patch is in the artifact`;
+        if (refusal) {
+          // What to change first; git's own words below it, as they were printed.
+          headline = `the work is done but the push was refused: ${refusal}; the patch is in the artifact`;
+          errorDetails = errorMessage(error);
+        } else {
+          headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+        }
       }
       if (pushed && pr === undefined) {
         const opened = await openPullRequest(octokit, {

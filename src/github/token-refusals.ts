@@ -77,13 +77,24 @@ export function permissionAdvice(sets: readonly (readonly PermissionEntry[])[]):
   return `the token lacks the permission: add ${entries(first)} to the job's \`permissions:\`${alternatives}; a GitHub App's token needs the app's permission of that name`;
 }
 
-/** The one sentence for a request GitHub refused, or undefined when the refusal is not that. */
+/**
+ * The one sentence for a request GitHub refused, or undefined when the refusal is not that.
+ * `level: 'write'` raises what GitHub named to write: the request it refused may have been the
+ * read before the write the caller was after (the comments listed before one is posted).
+ */
 export function permissionRefusal(
   error: unknown,
   fallback: readonly (readonly PermissionEntry[])[],
+  options: { level?: 'write' } = {},
 ): string | undefined {
   const sets = missingPermissions(error, fallback);
-  return sets && permissionAdvice(sets);
+  if (sets === undefined) return undefined;
+  const raise = options.level;
+  return permissionAdvice(
+    raise === undefined
+      ? sets
+      : sets.map((set) => set.map((entry) => ({ ...entry, level: raise }))),
+  );
 }
 
 /** GitHub's words when a push over HTTPS is refused for the token (git prints them as `remote:`). */
