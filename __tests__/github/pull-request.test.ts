@@ -139,7 +139,11 @@ describe('openPullRequest', () => {
       seed: { repos: [{ owner: 'octo', name: 'app', origin: origin.bare }] },
     });
     const opened = await openPullRequest(createGitHubClient(TOKEN, fake.server.url), request);
-    expect(opened).toEqual({ ok: true, number: fake.server.state.pulls[0]!.number });
+    expect(opened).toEqual({
+      ok: true,
+      number: fake.server.state.pulls[0]!.number,
+      author: 'github-actions[bot]',
+    });
     expectNoViolations(fake.server);
   });
 
@@ -155,9 +159,9 @@ describe('openPullRequest', () => {
     expect(opened).toEqual({
       ok: false,
       headline:
-        'the branch `ci-agent/run-42` was pushed, but GitHub refused to open the pull request: this repository does not let GitHub Actions create pull requests',
+        'the branch `ci-agent/run-42` was pushed, but GitHub refused to open the pull request: this repository does not let GitHub Actions create pull requests; turn on "Allow GitHub Actions to create and approve pull requests" in Settings → Actions → General → Workflow permissions, or open it by hand',
       detail:
-        'GitHub answered 403 "GitHub Actions is not permitted to create or approve pull requests." The repository setting "Allow GitHub Actions to create and approve pull requests" (Settings → Actions → General, https://github.com/octo/app/settings/actions) governs this. Open the pull request by hand: https://github.com/octo/app/compare/main...ci-agent/run-42?expand=1',
+        'GitHub answered 403 "GitHub Actions is not permitted to create or approve pull requests." The repository setting "Allow GitHub Actions to create and approve pull requests" (Settings → Actions → General → Workflow permissions, https://github.com/octo/app/settings/actions) governs the job\'s GITHUB_TOKEN; in an organization\'s repository it is greyed out until the organization\'s own setting (the organization\'s Settings → Actions → General → Workflow permissions) allows it. A GitHub App token passed as github-token is not governed by it. Open the pull request by hand: https://github.com/octo/app/compare/main...ci-agent/run-42?expand=1',
       links: [
         {
           label: 'Open the pull request by hand',
@@ -169,6 +173,39 @@ describe('openPullRequest', () => {
         },
       ],
     });
+  });
+
+  it('names the permission when the job’s permissions: block leaves out pull-requests: write', async () => {
+    fake = await startFake({
+      tokenPermissions: { contents: 'write', issues: 'write' },
+      seed: { repos: [{ owner: 'octo', name: 'app', origin: origin.bare }] },
+    });
+    const opened = await openPullRequest(createGitHubClient(TOKEN, fake.server.url), request);
+    expect(opened).toMatchObject({
+      ok: false,
+      headline:
+        "the branch `ci-agent/run-42` was pushed, but GitHub refused to open the pull request: the token lacks the permission: add `pull-requests: write` to the job's `permissions:`; a GitHub App's token needs the app's permission of that name",
+      links: [
+        {
+          label: 'Open the pull request by hand',
+          url: 'https://github.com/octo/app/compare/main...ci-agent/run-42?expand=1',
+        },
+      ],
+    });
+    expect(fake.server.state.pulls).toHaveLength(0);
+  });
+
+  it('is not governed by the Actions setting with another app’s token', async () => {
+    fake = await startFake({
+      actor: 'ci-agent-app[bot]',
+      seed: {
+        repos: [
+          { owner: 'octo', name: 'app', origin: origin.bare, actionsCanCreatePullRequests: false },
+        ],
+      },
+    });
+    const opened = await openPullRequest(createGitHubClient(TOKEN, fake.server.url), request);
+    expect(opened).toMatchObject({ ok: true, author: 'ci-agent-app[bot]' });
   });
 
   it('escapes what a branch name may hold that a URL path may not', async () => {

@@ -3,6 +3,11 @@
  * at GITHUB_EVENT_PATH, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, GITHUB_API_URL pointing at the
  * loopback GitHub API (every request checked against GitHub's OpenAPI description), a bare git
  * repository as origin, and the replay server as the model. Everything is removed when the test ends.
+ *
+ * With `gitOverHttp`, the checkout's origin is the loopback GitHub's git over HTTP, which checks
+ * the token and its `contents` permission as GitHub does, and the run's GITHUB_SERVER_URL is that
+ * server: `http://github.localhost:<port>`, which libcurl (git's HTTP) resolves to the loopback
+ * by itself and @actions/artifact counts as github.com rather than a GHES host.
  */
 import { execa } from 'execa';
 import { SPAWN_LIKE } from './spawn-like.js';
@@ -18,6 +23,7 @@ import type {
   GitHubSeed,
   GitHubServer,
   OriginRepo,
+  TokenPermissions,
 } from '../../testkit/github-server/index.js';
 import type { ReplayServerOptions, ReplayServer } from '../../testkit/replay-server.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
@@ -47,24 +53,36 @@ export interface ActionSetup {
   actor?: string;
   /** The repository setting "Allow GitHub Actions to create and approve pull requests". */
   actionsCanCreatePullRequests?: boolean;
+  /** The workflow's `permissions:` block, as the token carries it; unset, everything. */
+  tokenPermissions?: TokenPermissions;
+  /** Who the token is: `github-actions[bot]` (GITHUB_TOKEN) unless a test says another app's. */
+  tokenActor?: string;
+  /** Fetch and push over the loopback GitHub's git HTTP, with the token (see the header). */
+  gitOverHttp?: boolean;
+  /** The branch the checkout is on (actions/checkout's `ref`); the default branch when unset. */
+  checkoutBranch?: string;
 }
 
 export interface ActionHarness {
   origin: OriginRepo;
   github: GitHubServer;
+  /** GITHUB_SERVER_URL of the run: the loopback's with gitOverHttp, else github.com. */
+  serverUrl: string;
 }
 
 export async function startActionHarness(setup: ActionSetup): Promise<ActionHarness> {
   const origin = await createOriginRepo({
     files: setup.files,
     ...(setup.branches ? { branches: setup.branches } : {}),
+    ...(setup.checkoutBranch ? { checkoutBranch: setup.checkoutBranch } : {}),
   });
   onTestFinished(() => origin.cleanup());
   const actor = setup.actor ?? OWNER;
   const github = await startGitHubServer({
     openapi: 'load',
     token: TOKEN,
-    actor: 'github-actions[bot]',
+    actor: setup.tokenActor ?? 'github-actions[bot]',
+    ...(setup.tokenPermissions ? { tokenPermissions: setup.tokenPermissions } : {}),
     seed: {
       repos: [
         {
@@ -82,7 +100,12 @@ export async function startActionHarness(setup: ActionSetup): Promise<ActionHarn
     ...(setup.faults ? { faults: setup.faults } : {}),
   });
   onTestFinished(() => github.close());
-  return { origin, github };
+  let serverUrl = 'https://github.com';
+  if (setup.gitOverHttp) {
+    serverUrl = github.url.replace('//127.0.0.1:', '//github.localhost:');
+    await origin.git(['remote', 'set-url', 'origin', `${serverUrl}/${FULL_NAME}.git`]);
+  }
+  return { origin, github, serverUrl };
 }
 
 export async function startModel(options: ReplayServerOptions): Promise<ReplayServer> {
@@ -107,6 +130,11 @@ export interface RunOptions {
   eventName: string;
   /** More INPUT_* variables, e.g. `{ 'TEST-COMMAND': 'node check.mjs' }`. */
   inputs?: Record<string, string>;
+  /**
+   * `inputs` are all the inputs there are: none of the harness's own (the key, the token,
+   * upload-artifact false), as for a step whose `with:` the test evaluated itself.
+   */
+  onlyTheseInputs?: boolean;
   /** More of the runner's variables, e.g. the artifact service's ACTIONS_RUNTIME_TOKEN. */
   env?: Record<string, string>;
   /** Called once the process runs, e.g. to stop it mid-way. */
@@ -128,13 +156,18 @@ export async function runBuiltAction(
     payload: options.payload,
     env: {
       GITHUB_API_URL: harness.github.url,
+      GITHUB_SERVER_URL: harness.serverUrl,
       GITHUB_WORKSPACE: harness.origin.checkout,
       RUNNER_TEMP: runnerTemp,
       GITHUB_OUTPUT: join(runnerTemp, 'output'),
       GITHUB_STEP_SUMMARY: join(runnerTemp, 'summary.md'),
-      'INPUT_ANTHROPIC-API-KEY': API_KEY,
-      'INPUT_GITHUB-TOKEN': TOKEN,
-      'INPUT_UPLOAD-ARTIFACT': 'false',
+      ...(options.onlyTheseInputs
+        ? {}
+        : {
+            'INPUT_ANTHROPIC-API-KEY': API_KEY,
+            'INPUT_GITHUB-TOKEN': TOKEN,
+            'INPUT_UPLOAD-ARTIFACT': 'false',
+          }),
       ...inputs,
       ...options.env,
       ANTHROPIC_BASE_URL: model.url,

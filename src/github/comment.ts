@@ -8,6 +8,9 @@
 import { errorMessage } from '../util/errors.js';
 import type { Octokit } from './authorization.js';
 import { REPORT_MARKER } from './report-markdown.js';
+import { GITHUB_ACTIONS_LOGIN, permissionRefusal } from './token-refusals.js';
+
+export { GITHUB_ACTIONS_LOGIN };
 
 export interface CommentTarget {
   owner: string;
@@ -17,10 +20,15 @@ export interface CommentTarget {
 }
 
 export type CommentOutcome =
-  { ok: true; id: number; url: string; created: boolean } | { ok: false; error: string };
-
-/** Who GITHUB_TOKEN (an installation token of the GitHub Actions app) comments as. */
-export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]';
+  | {
+      ok: true;
+      id: number;
+      url: string;
+      created: boolean;
+      /** Who the token wrote it as: `github-actions[bot]` for GITHUB_TOKEN. */
+      author: string | undefined;
+    }
+  | { ok: false; error: string };
 
 /**
  * The id of our comment on the thread, if any: the newest one that carries the marker and was
@@ -81,7 +89,13 @@ export async function upsertReportComment(
           body,
         },
       );
-      return { ok: true, id: Number(data.id), url: data.html_url, created: false };
+      return {
+        ok: true,
+        id: Number(data.id),
+        url: data.html_url,
+        created: false,
+        author: data.user?.login,
+      };
     }
     const { data } = await octokit.request(
       'POST /repos/{owner}/{repo}/issues/{issue_number}/comments',
@@ -93,9 +107,22 @@ export async function upsertReportComment(
       },
     );
     // The schema allows a bigint id; issue comment ids are far below 2^53.
-    return { ok: true, id: Number(data.id), url: data.html_url, created: true };
+    return {
+      ok: true,
+      id: Number(data.id),
+      url: data.html_url,
+      created: true,
+      author: data.user?.login,
+    };
   } catch (error) {
-    return { ok: false, error: `could not post the report comment: ${errorMessage(error)}` };
+    // Posting is the point, so write; `issues: write` takes an issue's and a PR's comments alike.
+    const advice = permissionRefusal(error, [[{ name: 'issues', level: 'write' }]], {
+      level: 'write',
+    });
+    return {
+      ok: false,
+      error: `could not post the report comment: ${errorMessage(error)}${advice ? `; ${advice}` : ''}`,
+    };
   }
 }
 

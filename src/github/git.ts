@@ -45,8 +45,9 @@ export interface GitRunOptions {
   /**
    * Settings given in git's environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_<n>,
    * GIT_CONFIG_VALUE_<n>), never on its command line: for a value no other process may read.
+   * In order, and a key may come more than once (a multi-valued one, reset by an empty value).
    */
-  privateConfig?: Readonly<Record<string, string>>;
+  privateConfig?: readonly (readonly [key: string, value: string])[];
 }
 
 export interface Git {
@@ -112,9 +113,8 @@ export function createGit(
  */
 function configEnv(
   env: Record<string, string>,
-  settings: Readonly<Record<string, string>> = {},
+  entries: readonly (readonly [string, string])[] = [],
 ): Record<string, string> {
-  const entries = Object.entries(settings);
   if (entries.length === 0) return {};
   const start = Number.parseInt(env.GIT_CONFIG_COUNT ?? '', 10) || 0;
   const vars: Record<string, string> = { GIT_CONFIG_COUNT: String(start + entries.length) };
@@ -185,31 +185,68 @@ export async function commitAll(
 }
 
 /**
- * Pushes `branch` to `remote`. With a token, authenticates the way actions/checkout does, with an
- * `http.<server>/.extraheader`, but never written to a config file (it would outlive the command
- * and reach the agent's tools) nor given as `-c` (a command line is world-readable in
- * /proc/<pid>/cmdline, for every process on the machine, the sandboxed tools' too). It travels in
- * git's environment (privateConfig): /proc/<pid>/environ is readable only by a process of the
- * same user allowed to ptrace it, and the sandbox keeps the tools from the action's processes;
- * git hands the environment on to git-remote-https, which sends the header. A credential helper
- * reading from an inherited pipe would hide it from the same user too, but needs a helper program
- * of ours and a second protocol for what the environment already does.
+ * The token as actions/checkout sends it, an `http.<server>/.extraheader`, but never written to a
+ * config file (it would outlive the command and reach the agent's tools) nor given as `-c` (a
+ * command line is world-readable in /proc/<pid>/cmdline, for every process on the machine, the
+ * sandboxed tools' too). It travels in git's environment (privateConfig): /proc/<pid>/environ is
+ * readable only by a process of the same user allowed to ptrace it, and the sandbox keeps the
+ * tools from the action's processes; git hands the environment on to git-remote-https, which
+ * sends the header. A credential helper reading from an inherited pipe would hide it from the
+ * same user too, but needs a helper program of ours and a second protocol for what the
+ * environment already does.
+ *
+ * The empty value first drops any header the checkout persisted (its own token, or none when
+ * persist-credentials is false): GitHub refuses a request with two Authorization headers, and
+ * the run's token is the one the action was given.
  */
+function tokenConfig(
+  token: string | undefined,
+  serverUrl: string | undefined,
+): (readonly [string, string])[] {
+  if (!token) return [];
+  const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+  const server = (serverUrl ?? 'https://github.com').replace(/\/$/, '');
+  const key = `http.${server}/.extraheader`;
+  return [
+    [key, ''],
+    [key, `AUTHORIZATION: basic ${basic}`],
+  ];
+}
+
+export interface RemoteAccess {
+  remote?: string;
+  token?: string;
+  serverUrl?: string;
+}
+
+/** Pushes HEAD to `branch` on `remote`, with the token (tokenConfig). */
 export async function push(
   git: Git,
-  options: { remote?: string; branch: string; token?: string; serverUrl?: string; force?: boolean },
+  options: RemoteAccess & { branch: string; force?: boolean },
 ): Promise<void> {
-  const remote = options.remote ?? 'origin';
-  const privateConfig: Record<string, string> = {};
-  if (options.token) {
-    const basic = Buffer.from(`x-access-token:${options.token}`).toString('base64');
-    const server = (options.serverUrl ?? 'https://github.com').replace(/\/$/, '');
-    privateConfig[`http.${server}/.extraheader`] = `AUTHORIZATION: basic ${basic}`;
-  }
   await git.run(
-    ['push', ...(options.force ? ['--force'] : []), remote, `HEAD:refs/heads/${options.branch}`],
-    { privateConfig },
+    [
+      'push',
+      ...(options.force ? ['--force'] : []),
+      options.remote ?? 'origin',
+      `HEAD:refs/heads/${options.branch}`,
+    ],
+    { privateConfig: tokenConfig(options.token, options.serverUrl) },
   );
+}
+
+/**
+ * Fetches `ref` from `remote` into FETCH_HEAD, with the token: a checkout made with
+ * `persist-credentials: false` has none of its own, and a private repository answers 401.
+ */
+export async function fetchRef(
+  git: Git,
+  options: RemoteAccess & { ref: string; depth?: number },
+): Promise<void> {
+  const depth = options.depth === undefined ? [] : [`--depth=${options.depth}`];
+  await git.run(['fetch', '--no-tags', ...depth, options.remote ?? 'origin', options.ref], {
+    privateConfig: tokenConfig(options.token, options.serverUrl),
+  });
 }
 
 export interface FileChange {

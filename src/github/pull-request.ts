@@ -11,6 +11,7 @@
 import { errorMessage } from '../util/errors.js';
 import type { Octokit } from './authorization.js';
 import type { Task } from './task.js';
+import { permissionRefusal } from './token-refusals.js';
 
 export interface PullRequestBranch {
   number: number;
@@ -56,6 +57,8 @@ const ACTIONS_MAY_NOT_CREATE = /not permitted to create or approve pull requests
 /** The repository setting that governs it, as GitHub's settings page names it. */
 export const CREATE_PULL_REQUESTS_SETTING =
   'Allow GitHub Actions to create and approve pull requests';
+/** Where the setting is, as the settings pages are laid out. */
+export const CREATE_PULL_REQUESTS_PLACE = 'Settings → Actions → General → Workflow permissions';
 
 export interface PullRequestRequest {
   owner: string;
@@ -69,7 +72,8 @@ export interface PullRequestRequest {
 }
 
 export type OpenedPullRequest =
-  | { ok: true; number: number }
+  /** `author`: who the token opened it as (`github-actions[bot]` for GITHUB_TOKEN). */
+  | { ok: true; number: number; author: string | undefined }
   /** The branch is pushed but has no pull request: a headline and the details for the report. */
   | {
       ok: false;
@@ -96,20 +100,30 @@ export async function openPullRequest(
       title: request.title.slice(0, 250),
       body: request.body,
     });
-    return { ok: true, number: data.number };
+    return { ok: true, number: data.number, author: data.user?.login };
   } catch (error) {
     const { status, message } = requestFailure(error);
     const compare = `${request.serverUrl}/${request.owner}/${request.repo}/compare/${refInUrl(request.base)}...${refInUrl(request.branch)}?expand=1`;
+    const pushed = `the branch \`${request.branch}\` was pushed, but GitHub refused to open the pull request`;
     if (status === 403 && ACTIONS_MAY_NOT_CREATE.test(message)) {
       const settings = `${request.serverUrl}/${request.owner}/${request.repo}/settings/actions`;
       return {
         ok: false,
-        headline: `the branch \`${request.branch}\` was pushed, but GitHub refused to open the pull request: this repository does not let GitHub Actions create pull requests`,
-        detail: `GitHub answered 403 "${message}" The repository setting "${CREATE_PULL_REQUESTS_SETTING}" (Settings → Actions → General, ${settings}) governs this. Open the pull request by hand: ${compare}`,
+        headline: `${pushed}: this repository does not let GitHub Actions create pull requests; turn on "${CREATE_PULL_REQUESTS_SETTING}" in ${CREATE_PULL_REQUESTS_PLACE}, or open it by hand`,
+        detail: `GitHub answered 403 "${message}" The repository setting "${CREATE_PULL_REQUESTS_SETTING}" (${CREATE_PULL_REQUESTS_PLACE}, ${settings}) governs the job's GITHUB_TOKEN; in an organization's repository it is greyed out until the organization's own setting (the organization's ${CREATE_PULL_REQUESTS_PLACE}) allows it. A GitHub App token passed as github-token is not governed by it. Open the pull request by hand: ${compare}`,
         links: [
           { label: 'Open the pull request by hand', url: compare },
           { label: `the setting “${CREATE_PULL_REQUESTS_SETTING}”`, url: settings },
         ],
+      };
+    }
+    const advice = permissionRefusal(error, [[{ name: 'pull-requests', level: 'write' }]]);
+    if (advice) {
+      return {
+        ok: false,
+        headline: `${pushed}: ${advice}`,
+        detail: `GitHub answered 403 "${message}": ${advice}. Open the pull request by hand: ${compare}`,
+        links: [{ label: 'Open the pull request by hand', url: compare }],
       };
     }
     return {

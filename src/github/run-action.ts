@@ -51,7 +51,15 @@ import { createGitHubClient } from './github-client.js';
 import type { GitHubClient } from './github-client.js';
 import { failedJobLogs, runTestCommand } from './failure-context.js';
 import type { Failure } from './failure-context.js';
-import { checkoutBranch, commitAll, createGit, diffSince, push as pushBranch } from './git.js';
+import {
+  checkoutBranch,
+  commitAll,
+  createGit,
+  diffSince,
+  fetchRef,
+  push as pushBranch,
+} from './git.js';
+import type { RemoteAccess } from './git.js';
 import { restoreGitControl, snapshotGitControl } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
@@ -85,6 +93,12 @@ import { PolicyError } from '../policy/policy-error.js';
 import { refusalReason, scanPush } from './push-scan.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
+import {
+  isWorkflowToken,
+  permissionRefusal,
+  pushRefusal,
+  workflowTokenNote,
+} from './token-refusals.js';
 
 export interface ActionOutcome {
   conclusion: Conclusion | 'skipped';
@@ -191,6 +205,8 @@ async function work(
       : undefined;
 
   const git = createGit(workspace, env, masker);
+  /** How the action's own fetches and push reach the repository: with its token. */
+  const remote: RemoteAccess = { token: inputs.githubToken, serverUrl: event.serverUrl };
   const collector = new ReportCollector();
   const log = openToolLog(paths.log);
   let transcript: ReturnType<typeof openTranscript> | undefined;
@@ -209,6 +225,8 @@ async function work(
   let errorDetails: string | undefined;
   let runStarted = true;
   let prNumber: number | undefined = pullRequestOfTask(task)?.number;
+  /** Who opened the run's pull request: the token's login, when it opened one. */
+  let openedBy: string | undefined;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
   let sandbox: Sandbox | undefined;
@@ -237,7 +255,7 @@ async function work(
       // Surfaced by the session or below, never as an unhandled rejection.
       branchReady.catch(() => undefined);
     } else {
-      branch = await prepareBranch(git, task, event, pr);
+      branch = await prepareBranch(git, task, event, pr, remote);
     }
     // After the checkout, so that the code under review is what the agent sees, and its
     // configuration is the base branch's.
@@ -245,6 +263,7 @@ async function work(
     const trusted =
       configSource.from === 'base-branch'
         ? await useTrustedConfig(git, workspace, configSource.ref, {
+            access: remote,
             extraPaths: [inputs.policy],
           })
         : undefined;
@@ -456,12 +475,19 @@ async function work(
       commands.warning(masker.mask(heldBack.detail));
     } else if (commitSha && branch && !pr?.isFork && conclusion !== 'cancelled') {
       try {
-        const push = { branch, token: inputs.githubToken, serverUrl: event.serverUrl };
+        const push = { ...remote, branch };
         await commands.group(`ci-agent: pushing ${branch}`, () => pushBranch(git, push));
         pushed = branch;
       } catch (error) {
         conclusion = 'failed';
-        headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+        const refusal = pushRefusal(errorMessage(error));
+        if (refusal) {
+          // What to change first; git's own words below it, as they were printed.
+          headline = `the work is done but the push was refused: ${refusal}; the patch is in the artifact`;
+          errorDetails = errorMessage(error);
+        } else {
+          headline = `the work is done but the push failed (${errorMessage(error)}); the patch is in the artifact`;
+        }
       }
       if (pushed && pr === undefined) {
         const opened = await openPullRequest(octokit, {
@@ -474,6 +500,7 @@ async function work(
         });
         if (opened.ok) {
           prNumber = opened.number;
+          openedBy = opened.author;
           headline += `; pull request #${prNumber} is ready for review`;
         } else {
           conclusion = 'failed';
@@ -491,6 +518,9 @@ async function work(
   } catch (error) {
     conclusion = signal?.aborted ? 'cancelled' : 'failed';
     headline = `the run ${signal?.aborted ? 'was stopped' : 'failed'}: ${errorMessage(error)}`;
+    // A request the job's permissions: block does not cover (a PR's details, the failed jobs).
+    const advice = permissionRefusal(error, []);
+    if (advice) headline += `; ${advice}`;
     if (error instanceof PolicyError && result === undefined) {
       // The problems are many lines, each naming file, line and field: a code block, not a headline.
       const files = [...new Set(error.issues.map((issue) => issue.file))].join(', ');
@@ -539,6 +569,20 @@ async function work(
     const stash = await credentials?.catch(() => undefined);
     const credentialsTaken = stash && credentialsNote(stash);
     await checkRunnerFiles();
+    // Long answered by now; its failure (a permission the job lacks) belongs in the report too.
+    const started = await working;
+    if (started?.ok === false) {
+      warnings.push(started.error);
+      commands.warning(masker.mask(started.error));
+    }
+    // Who the token wrote as: GITHUB_TOKEN's pushes start no workflow, which the report says.
+    const author = openedBy ?? (started?.ok ? started.author : undefined);
+    const notes = [
+      ...(credentialsTaken ? [credentialsTaken] : []),
+      ...(pushed && isWorkflowToken(author)
+        ? [workflowTokenNote(pushed, openedBy !== undefined)]
+        : []),
+    ];
     // The footer names what the artifact holds; an upload that failed leaves none to name.
     const render = (uploaded: readonly string[]) =>
       renderReport(
@@ -558,7 +602,7 @@ async function work(
             runStarted &&
             (conclusion === 'cancelled' || (result === undefined && conclusion !== 'tests-pass')),
           warnings: [...(gitControlNote ? [gitControlNote] : []), ...warnings],
-          notes: credentialsTaken ? [credentialsTaken] : [],
+          notes,
           links,
           ...(errorDetails !== undefined && { errorDetails }),
           ...(sandboxReport && { sandbox: sandboxReport }),
@@ -574,8 +618,6 @@ async function work(
     }
     let commentUrl: string | undefined;
     if (inputs.comment && target) {
-      const started = await working;
-      if (started?.ok === false) commands.warning(masker.mask(started.error));
       const commentId = started?.ok ? started.id : undefined;
       const posted = await upsertReportComment(octokit, target, markdown, commentId);
       if (posted.ok) commentUrl = posted.url;
@@ -632,23 +674,25 @@ function judge(
   };
 }
 
+/** The branch to work on; a pull request's is fetched with the run's token (fetchRef). */
 async function prepareBranch(
   git: ReturnType<typeof createGit>,
   task: Task,
   event: GitHubEvent,
   pr: PullRequestBranch | undefined,
+  access: RemoteAccess,
 ): Promise<string | undefined> {
   if (pr?.isFork) {
     // A pull_request job has the PR's code checked out already; a comment's job has the default
     // branch, and the fork's commits are reachable only as the base repository's pull ref.
     if (task.kind === 'comment-command') {
-      await git.run(['fetch', '--no-tags', 'origin', `refs/pull/${pr.number}/head`]);
+      await fetchRef(git, { ...access, ref: `refs/pull/${pr.number}/head` });
       await git.run(['checkout', '--detach', 'FETCH_HEAD']);
     }
     return undefined;
   }
   if (pr) {
-    await git.run(['fetch', '--no-tags', 'origin', `refs/heads/${pr.headRef}`]);
+    await fetchRef(git, { ...access, ref: `refs/heads/${pr.headRef}` });
     await checkoutBranch(git, pr.headRef, 'FETCH_HEAD');
     return pr.headRef;
   }

@@ -9,7 +9,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Git } from './git.js';
+import { fetchRef } from './git.js';
+import type { Git, RemoteAccess } from './git.js';
 
 /** What configures the agent: the policy, Claude Code settings and hooks, MCP servers, memory files. */
 export const CONFIG_PATHS = [
@@ -34,22 +35,17 @@ export interface TrustedConfig {
 }
 
 /**
- * Fetches `ref` from `remote` and makes every configuration path (plus `extraPaths`, such as a
- * policy file named by an input) match it in the working tree.
+ * Fetches `ref` from `remote` (with the run's token when given: fetchRef) and makes every
+ * configuration path (plus `extraPaths`, such as a policy file named by an input) match it in
+ * the working tree.
  */
 export async function useTrustedConfig(
   git: Git,
   root: string,
   ref: string,
-  options: { remote?: string; extraPaths?: readonly string[] } = {},
+  options: { access?: RemoteAccess; extraPaths?: readonly string[] } = {},
 ): Promise<TrustedConfig> {
-  await git.run([
-    'fetch',
-    '--no-tags',
-    '--depth=1',
-    options.remote ?? 'origin',
-    `refs/heads/${ref}`,
-  ]);
+  await fetchRef(git, { ...options.access, ref: `refs/heads/${ref}`, depth: 1 });
   const commit = (await git.run(['rev-parse', 'FETCH_HEAD'])).trim();
   const paths = [...new Set([...CONFIG_PATHS, ...(options.extraPaths ?? [])])];
   const [inTrusted, inHead] = await Promise.all([

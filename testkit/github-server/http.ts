@@ -2,6 +2,7 @@
  * Replies and errors in GitHub's shapes, and the pieces of a request the handlers read.
  */
 import type { GitHubStore } from './store.js';
+import type { AccessOf } from './token-access.js';
 
 export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
 
@@ -30,6 +31,8 @@ export interface Route {
   method: string;
   template: string;
   handle: Handler;
+  /** What the token needs (token-access.ts); unset: metadata, which every token has. */
+  access?: AccessOf;
 }
 
 export interface FieldError {

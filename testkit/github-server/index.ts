@@ -8,6 +8,8 @@ export { createOriginRepo } from './origin-repo.js';
 export type { FileTree, OriginRepo, OriginRepoOptions } from './origin-repo.js';
 export { JOB_LOG_PREFIX } from './handlers/actions.js';
 export type { GitHubFault } from './faults.js';
+export { NOT_ACCESSIBLE } from './token-access.js';
+export type { AccessLevel, TokenPermissions, TokenScope } from './token-access.js';
 export type { OperationIndex, OperationMatch, RequestParts } from './operation-index.js';
 export type {
   CommentSeed,

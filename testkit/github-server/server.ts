@@ -9,8 +9,11 @@
  * 3. Route it. With an OpenAPI index: a route GitHub lacks is 404, and path, query and body are
  *    validated against the operation (422 with the reasons). Without one: only implemented routes
  *    exist and bodies are checked only as far as the handlers read them.
- * 4. Answer with a scripted fault if one matches.
- * 5. Run the fake handler; a valid route without one is 501.
+ * 4. Check what the token may do (`tokenPermissions`, token-access.ts): GitHub's 403 "Resource
+ *    not accessible by integration" when it lacks what the route needs.
+ * 5. Answer with a scripted fault if one matches.
+ * 6. Run the fake handler; a valid route without one is 501.
+ * Git's smart HTTP (`/<owner>/<repo>.git/…`) is answered beside the API (git-http.ts).
  * Every contract breach (bad token, unknown route, invalid request, unimplemented route, a crash of
  * the fake) lands in that request's `violations`, so a test can assert there were none.
  */
@@ -27,7 +30,10 @@ import { Sequences, seedState } from './seed.js';
 import type { GitHubSeed } from './seed.js';
 import type { GitHubState } from './state.js';
 import { GitHubStore } from './store.js';
-import { parseJson, readBody, recordableHeaders, send } from './wire.js';
+import { parseJson, readRawBody, recordableHeaders, send } from './wire.js';
+import { matchGitPath, serveGit } from './git-http.js';
+import type { TokenPermissions } from './token-access.js';
+import { acceptedPermissions, allows, notAccessible } from './token-access.js';
 import { closeServer, listenOnLoopback } from '../loopback-server.js';
 
 export interface GitHubServerOptions {
@@ -41,6 +47,11 @@ export interface GitHubServerOptions {
   token?: string;
   /** The login the token belongs to: the author of comments and pull requests it creates. */
   actor?: string;
+  /**
+   * What the token may do, as a workflow's `permissions:` block grants it (token-access.ts):
+   * unlisted scopes are `none`. Unset, the token may do everything.
+   */
+  tokenPermissions?: TokenPermissions;
   /** Base of `html_url`s. */
   serverUrl?: string;
   seed?: GitHubSeed;
@@ -129,6 +140,20 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     const problems = router.validate(method, routed, url.searchParams, recorded.body);
     if (problems.length > 0) return invalid(recorded, problems);
 
+    const context = {
+      params: routed.params,
+      query: url.searchParams,
+      body: recorded.body,
+      store,
+      actor: options.actor ?? DEFAULT_ACTOR,
+      urls: { api: baseUrl, web: options.serverUrl ?? 'https://github.com' },
+      requestUrl: url,
+      commentBodyLimit: options.commentBodyLimit ?? GITHUB_COMMENT_LIMIT,
+    };
+    const access = routed.route?.access;
+    const rule = typeof access === 'function' ? access(context) : access;
+    if (rule !== undefined && !allows(options.tokenPermissions, rule)) return notAccessible(rule);
+
     const fault = faultBook.take(method, url.pathname);
     if (fault !== undefined) {
       recorded.fault = true;
@@ -143,27 +168,24 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
         `not implemented by the fake: ${operation}`,
       );
     }
+    // GitHub tells a fine-grained token (GITHUB_TOKEN, an app's) what each endpoint takes.
+    const accepted: Record<string, string> =
+      rule === undefined ? {} : { 'x-accepted-github-permissions': acceptedPermissions(rule) };
     try {
-      return await routed.route.handle({
-        params: routed.params,
-        query: url.searchParams,
-        body: recorded.body,
-        store,
-        actor: options.actor ?? DEFAULT_ACTOR,
-        urls: { api: baseUrl, web: options.serverUrl ?? 'https://github.com' },
-        requestUrl: url,
-        commentBodyLimit: options.commentBodyLimit ?? GITHUB_COMMENT_LIMIT,
-      });
+      const reply = await routed.route.handle(context);
+      return { ...reply, headers: { ...accepted, ...reply.headers } };
     } catch (error) {
       if (!(error instanceof GitHubError)) throw error;
       if (error.violation !== undefined) recorded.violations.push(error.violation);
-      return { status: error.status, body: error.body() };
+      return { status: error.status, body: error.body(), headers: accepted };
     }
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await readBody(request);
+    const bytes = await readRawBody(request);
     const url = new URL(request.url ?? '/', baseUrl);
+    const git = matchGitPath(url.pathname);
+    const raw = git === undefined ? bytes.toString('utf8') : '';
     const recorded: RecordedGitHubRequest = {
       index: requests.length,
       method: (request.method ?? 'GET').toUpperCase(),
@@ -175,6 +197,17 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
       fault: false,
     };
     requests.push(recorded);
+    if (git !== undefined) {
+      const reply = await serveGit(request, url, bytes, git, {
+        store,
+        token: options.token,
+        actor: options.actor ?? DEFAULT_ACTOR,
+        permissions: options.tokenPermissions,
+      });
+      recorded.status = reply.status;
+      send(response, reply);
+      return;
+    }
     const reply = url.pathname.startsWith(JOB_LOG_PREFIX)
       ? serveLog(url.pathname.slice(JOB_LOG_PREFIX.length))
       : await answer(request, recorded, url, raw).catch((error: unknown): Reply => {

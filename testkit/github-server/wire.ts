@@ -4,8 +4,8 @@ import type { Reply } from './http.js';
 
 export function send(response: ServerResponse, reply: Reply): void {
   const headers: Record<string, string> = { ...reply.headers };
-  let payload = '';
-  if (typeof reply.body === 'string') payload = reply.body;
+  let payload: string | Buffer = '';
+  if (typeof reply.body === 'string' || Buffer.isBuffer(reply.body)) payload = reply.body;
   else if (reply.body !== undefined) {
     payload = JSON.stringify(reply.body);
     headers['content-type'] ??= 'application/json; charset=utf-8';
@@ -14,11 +14,12 @@ export function send(response: ServerResponse, reply: Reply): void {
   response.end(payload);
 }
 
-export function readBody(request: IncomingMessage): Promise<string> {
+/** The body as bytes: git's packs are binary. */
+export function readRawBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
     request.on('error', reject);
   });
 }

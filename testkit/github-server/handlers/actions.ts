@@ -10,6 +10,7 @@ import type { FakeJob, FakeRun } from '../state.js';
 import { sameName } from '../state.js';
 import type { GitHubStore } from '../store.js';
 import { repoOf } from './repo-context.js';
+import { needs } from '../token-access.js';
 
 /** Outside the API's namespace: no route of GitHub's starts with it, and it needs no token. */
 export const JOB_LOG_PREFIX = '/_fake-storage/job-logs/';
@@ -149,9 +150,11 @@ async function redirectToLog(context: HandlerContext): Promise<Reply> {
   return { status: 302, headers: { location: `${context.urls.api}${JOB_LOG_PREFIX}${job.id}` } };
 }
 
+const READ_ACTIONS = needs('actions', 'read');
+
 export const actionsRoutes: Route[] = [
-  { method: 'GET', template: RUN, handle: getRun },
-  { method: 'GET', template: `${RUN}/jobs`, handle: listJobs },
-  { method: 'GET', template: JOB, handle: getJob },
-  { method: 'GET', template: `${JOB}/logs`, handle: redirectToLog },
+  { method: 'GET', template: RUN, handle: getRun, access: READ_ACTIONS },
+  { method: 'GET', template: `${RUN}/jobs`, handle: listJobs, access: READ_ACTIONS },
+  { method: 'GET', template: JOB, handle: getJob, access: READ_ACTIONS },
+  { method: 'GET', template: `${JOB}/logs`, handle: redirectToLog, access: READ_ACTIONS },
 ];

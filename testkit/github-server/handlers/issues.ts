@@ -18,6 +18,8 @@ import { renderComment, renderIssue, renderLabel } from '../render.js';
 import type { FakeComment } from '../state.js';
 import { sameName } from '../state.js';
 import { repoOf } from './repo-context.js';
+import type { AccessLevel, AccessOf } from '../token-access.js';
+import { needs, needsAnyOf } from '../token-access.js';
 
 const ISSUE = '/repos/{owner}/{repo}/issues/{issue_number}';
 const COMMENT = '/repos/{owner}/{repo}/issues/comments/{comment_id}';
@@ -156,14 +158,59 @@ async function createLabel(context: HandlerContext): Promise<Reply> {
   return json(201, renderLabel(label, context.urls));
 }
 
+/**
+ * What GitHub asks of a token for an issue's or a comment's endpoint: the permission follows the
+ * thread, so a pull request's comments take `pull-requests` as well as `issues`.
+ */
+function onThread(level: AccessLevel): AccessOf {
+  return (context) => {
+    const repo = `${context.params['owner'] ?? ''}/${context.params['repo'] ?? ''}`;
+    const number = Number(context.params['issue_number']);
+    const comment = context.store.comment(repo, Number(context.params['comment_id']));
+    const thread = Number.isSafeInteger(number) ? number : comment?.issueNumber;
+    const onPull = thread !== undefined && context.store.pull(repo, thread) !== undefined;
+    return onPull ? needsAnyOf(['issues', 'pull-requests'], level) : needs('issues', level);
+  };
+}
+
 export const issueRoutes: Route[] = [
-  { method: 'GET', template: ISSUE, handle: getIssue },
-  { method: 'GET', template: `${ISSUE}/comments`, handle: listComments },
-  { method: 'POST', template: `${ISSUE}/comments`, handle: createComment },
-  { method: 'GET', template: COMMENT, handle: getComment },
-  { method: 'PATCH', template: COMMENT, handle: updateComment },
-  { method: 'POST', template: `${ISSUE}/labels`, handle: addLabels },
-  { method: 'DELETE', template: `${ISSUE}/labels/{name}`, handle: removeLabel },
-  { method: 'GET', template: '/repos/{owner}/{repo}/labels/{name}', handle: getLabel },
-  { method: 'POST', template: '/repos/{owner}/{repo}/labels', handle: createLabel },
+  { method: 'GET', template: ISSUE, handle: getIssue, access: onThread('read') },
+  {
+    method: 'GET',
+    template: `${ISSUE}/comments`,
+    handle: listComments,
+    access: onThread('read'),
+  },
+  {
+    method: 'POST',
+    template: `${ISSUE}/comments`,
+    handle: createComment,
+    access: onThread('write'),
+  },
+  { method: 'GET', template: COMMENT, handle: getComment, access: onThread('read') },
+  { method: 'PATCH', template: COMMENT, handle: updateComment, access: onThread('write') },
+  {
+    method: 'POST',
+    template: `${ISSUE}/labels`,
+    handle: addLabels,
+    access: onThread('write'),
+  },
+  {
+    method: 'DELETE',
+    template: `${ISSUE}/labels/{name}`,
+    handle: removeLabel,
+    access: onThread('write'),
+  },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/labels/{name}',
+    handle: getLabel,
+    access: needsAnyOf(['issues', 'pull-requests'], 'read'),
+  },
+  {
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/labels',
+    handle: createLabel,
+    access: needsAnyOf(['issues', 'pull-requests'], 'write'),
+  },
 ];

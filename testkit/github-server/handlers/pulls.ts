@@ -21,6 +21,7 @@ import { renderPull } from '../render.js';
 import type { FakePull, FakeRepo } from '../state.js';
 import { fullName, sameName } from '../state.js';
 import { repoOf } from './repo-context.js';
+import { needs } from '../token-access.js';
 
 const PULL = '/repos/{owner}/{repo}/pulls/{pull_number}';
 
@@ -220,8 +221,18 @@ async function updatePull(context: HandlerContext): Promise<Reply> {
 }
 
 export const pullRoutes: Route[] = [
-  { method: 'GET', template: '/repos/{owner}/{repo}/pulls', handle: listPulls },
-  { method: 'POST', template: '/repos/{owner}/{repo}/pulls', handle: createPull },
-  { method: 'GET', template: PULL, handle: getPull },
-  { method: 'PATCH', template: PULL, handle: updatePull },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/pulls',
+    handle: listPulls,
+    access: needs('pull-requests', 'read'),
+  },
+  {
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/pulls',
+    handle: createPull,
+    access: needs('pull-requests', 'write'),
+  },
+  { method: 'GET', template: PULL, handle: getPull, access: needs('pull-requests', 'read') },
+  { method: 'PATCH', template: PULL, handle: updatePull, access: needs('pull-requests', 'write') },
 ];

@@ -7,6 +7,7 @@ import { renderRepo, renderUser } from '../render.js';
 import type { Permission } from '../state.js';
 import { sameName } from '../state.js';
 import { repoOf } from './repo-context.js';
+import { needs } from '../token-access.js';
 
 /** GitHub folds the five roles into the older permission names: maintain → write, triage → read. */
 const LEGACY_PERMISSION: Record<Permission, string> = {
@@ -107,7 +108,22 @@ export const repoRoutes: Route[] = [
     template: '/repos/{owner}/{repo}/collaborators/{username}/permission',
     handle: getPermission,
   },
-  { method: 'GET', template: '/repos/{owner}/{repo}/git/ref/{ref}', handle: getRef },
-  { method: 'POST', template: '/repos/{owner}/{repo}/git/refs', handle: createRef },
-  { method: 'GET', template: '/repos/{owner}/{repo}/branches/{branch}', handle: getBranch },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/git/ref/{ref}',
+    handle: getRef,
+    access: needs('contents', 'read'),
+  },
+  {
+    method: 'POST',
+    template: '/repos/{owner}/{repo}/git/refs',
+    handle: createRef,
+    access: needs('contents', 'write'),
+  },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/branches/{branch}',
+    handle: getBranch,
+    access: needs('contents', 'read'),
+  },
 ];
