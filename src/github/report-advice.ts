@@ -7,13 +7,13 @@
 import type { DenialAdviceRecord } from '../permissions/denial-advice.js';
 import { codeSpan, escapeProse, escapeText } from './markdown-escape.js';
 
-/** ` To allow it: …` or ` It cannot be allowed: …`, to follow a denial's reason; '' without one. */
+/** `To allow it: ….` or `It cannot be allowed: ….`, to follow a denial's reason; '' without one. */
 export function adviceMarkdown(
   advice: DenialAdviceRecord | undefined,
   relative: (text: string) => string,
 ): string {
   if (!advice) return '';
-  if (!advice.allowable) return ` It cannot be allowed: ${escapeProse(relative(advice.text))}.`;
+  if (!advice.allowable) return `It cannot be allowed: ${escapeProse(relative(advice.text))}.`;
   const place = (source: string) =>
     source.startsWith('--')
       ? `${escapeText('given with')} ${codeSpan(source)}`
@@ -34,7 +34,7 @@ export function adviceMarkdown(
     : undefined;
   const said =
     onAsk && steps.length > 0 ? `${listed(steps)}, or ${onAsk}` : (onAsk ?? listed(steps));
-  return said === '' ? '' : ` To allow it: ${said}.`;
+  return said === '' ? '' : `To allow it: ${said}.`;
 }
 
 function listed(items: readonly string[]): string {

@@ -375,7 +375,10 @@ function denials(view: View, cap: number): string {
     const number = view.callNumbers.get(denial.tool_use_id);
     const call = number === undefined ? '' : `call ${number}: `;
     const input = inputText(view, denial.tool_input);
-    const reason = `${escapeText(view.relative(cut(denial.reason, 600)))}${adviceMarkdown(denial.suggestion, view.relative)}`;
+    const said = view.relative(cut(denial.reason, 600));
+    const advice = adviceMarkdown(denial.suggestion, view.relative);
+    const stop = advice === '' ? '' : /[.!?]$/.test(said) ? ' ' : '. ';
+    const reason = `${escapeText(said)}${stop}${advice}`;
     // A command is shown whole, as it would have run: inline when short, else as a block.
     if (input.includes('\n') || input.length > CELL_COMMAND_MAX) {
       const block = codeBlock(input)
