@@ -4,10 +4,12 @@
 //   each with ncc's chunks beside it (N.index.js: what loads on demand, like the artifact client),
 //   dist/licenses.txt (the licenses of every bundled package, for the three bundles).
 // ncc makes one bundle per entry, so the CLI and the demo each carry their own copy of the engine.
-// A chunk of the CLI or the demo that is byte for byte one of the action's (webpack's module and
-// chunk ids are hashes of the module paths, so the same lazy part makes the same file) becomes a
-// one-line re-export of the action's: the artifact client, turndown, the Markdown parser and
-// secretlint are in dist/ once (sizes in docs/BENCHMARKS.md, "The action's start-up").
+// A chunk of the demo that is byte for byte one of the action's (webpack's module and chunk ids
+// are hashes of the module paths, so the same lazy part makes the same file) becomes a one-line
+// re-export of the action's: the artifact client, turndown, the Markdown parser and secretlint
+// are in dist/ once (sizes in docs/BENCHMARKS.md, "The action's start-up"). The CLI's chunks stay
+// its own: dist/cli/ is the npm package's whole program (package.json `files`), which must not
+// reach into the action's files (__tests__/scripts/npm-pack.test.ts).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { licenses, nccBundle, shareChunks } from './ncc-bundle.mjs';
@@ -36,6 +38,6 @@ const { modules } = await nccBundle({
 mkdirSync(OUT, { recursive: true });
 // ncc writes one per bundle; one file for all three, since the entries sit in one package.
 for (const dir of ['cli', 'demo']) rmSync(join(OUT, dir, 'package.json'), { force: true });
-shareChunks(OUT, [join(OUT, 'cli'), join(OUT, 'demo')]);
+shareChunks(OUT, [join(OUT, 'demo')]);
 writeFileSync(join(OUT, 'package.json'), '{ "type": "module" }\n');
 writeFileSync(join(OUT, 'licenses.txt'), licenses(modules));

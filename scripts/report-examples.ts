@@ -18,12 +18,42 @@ import { ReportCollector } from '../src/github/report.js';
 import { renderReport } from '../src/github/report-markdown.js';
 import type { ReportContext } from '../src/github/report-markdown.js';
 import type { HookRunRecord } from '../src/hooks/types.js';
-import type { PermissionDecision } from '../src/permissions/types.js';
+import type { DecisionRequest } from '../src/permissions/decide.js';
+import { adviseDenial, denialAdviceRecord } from '../src/permissions/denial-advice.js';
+import { parseRule } from '../src/permissions/rules.js';
+import type { PermissionDecision, PermissionPolicy } from '../src/permissions/types.js';
 import { launchChromium } from '../__tests__/helpers/chromium.js';
 
 const DOCS = join(import.meta.dirname, '..', 'docs');
 const WORKSPACE = '/home/runner/work/stats/stats';
 const POLICY = '.github/ci-agent.yml';
+/** The rules the examples' decisions name, for the advice a denial carries. */
+const EXAMPLE_POLICY: PermissionPolicy = {
+  mode: 'default',
+  allow: ['Bash(npm test)', 'Edit(src/**)'].map((text) => parseRule(text, POLICY)),
+  deny: [parseRule('Bash(rm:*)', POLICY)],
+  ask: [],
+  askDefault: 'deny',
+  workspaceRoots: [WORKSPACE],
+  allowRulesFile: POLICY,
+};
+
+/** What the policy decides on for the examples' calls: a command, or a file edited. */
+function requestOf(toolName: string, input: unknown): DecisionRequest {
+  const { command, file_path: path } = input as { command?: string; file_path?: string };
+  return {
+    toolName,
+    aliases: [],
+    request:
+      command === undefined
+        ? { access: 'edit', ruleContent: path, paths: path === undefined ? [] : [path] }
+        : { access: 'execute', ruleContent: command },
+    projectDir: WORKSPACE,
+    readOnly: false,
+    requiresUserInteraction: false,
+  };
+}
+
 const usage = {
   input_tokens: 18_204,
   output_tokens: 1_377,
@@ -78,7 +108,15 @@ class Recording {
       stopReason: 'tool_use',
       usage,
     });
-    this.events.push({ type: 'permission-decision', toolUseId, toolName, input, decision });
+    // A denial's advice as the pipeline adds it: made by the real advice, from these rules.
+    const advice = adviseDenial(requestOf(toolName, input), EXAMPLE_POLICY, decision);
+    this.events.push({
+      type: 'permission-decision',
+      toolUseId,
+      toolName,
+      input,
+      decision: advice ? { ...decision, advice } : decision,
+    });
     const denied = decision.behavior === 'deny';
     if (denied) {
       this.denials.push({
@@ -87,6 +125,7 @@ class Recording {
         tool_input: input,
         reason: decision.reason,
         rules: decision.matchedRules.map((rule) => rule.text),
+        ...(advice && { suggestion: denialAdviceRecord(advice) }),
       });
     }
     for (const run of outcome.hooks ?? []) this.events.push({ type: 'hook-run', toolUseId, run });
@@ -444,7 +483,9 @@ Markdown itself, which GitHub renders on this page.
   says, without the grouped files' hunks; cut with a note when it would not fit.
 - **Task list**: the model's last TodoWrite list as a checklist.
 - **Denied calls**: each with its call number, the tool, what it was asked (a long or multi-line
-  command as a code block, exactly), and the rule or reason.
+  command as a code block, exactly), the rule or reason, and how to allow it: the allow rules to
+  add and the file they go in, a deny or ask rule to remove, or the \`onAsk\` answer; or why
+  nothing can (a floor, a hook's deny, a command no rule can read).
 - **Tool log** (open): \`#\`, tool, input (the command as it ran, newlines kept; a path relative
   to the workspace; a task list as its size), decision, why (the rule and the file it came from,
   or the step that decided, with \`[n]\` for the long reason listed once under the table), ms and

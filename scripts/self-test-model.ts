@@ -22,7 +22,8 @@ import { startReplayServer } from '../testkit/replay-server.js';
 
 /** The key the workflow gives the action; the server answers 401 to any other. Not a secret. */
 export const SELF_TEST_API_KEY = 'self-test-key-not-a-secret';
-export const SELF_TEST_ANSWER = 'The package is ci-agent; package.json names its Node requirement.';
+export const SELF_TEST_ANSWER =
+  'The package is the ci-agent CLI; package.json names its Node requirement.';
 const READ_ID = 'toolu_self_test_read';
 
 export function startSelfTestModel(workspace: string): Promise<ReplayServer> {

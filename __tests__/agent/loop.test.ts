@@ -156,6 +156,15 @@ describe('runAgent', () => {
         tool_input: { id: 'e', auto: true },
         reason: "denied by rule 'Edit' (--disallowedTools)",
         rules: ['Edit'],
+        // How to allow it (docs/DECISIONS.md #22): this tool has no path, so a rule by its name.
+        suggestion: {
+          allowable: true,
+          text: 'remove the deny rule "Edit" given with --disallowedTools and add "Edit" to permissions.allow in .claude/settings.json',
+          add_rules: ['Edit'],
+          file: '.claude/settings.json',
+          remove_rules: [{ rule: 'Edit', list: 'deny', source: '--disallowedTools' }],
+          on_ask: null,
+        },
       },
     ]);
   });

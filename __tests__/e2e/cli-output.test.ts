@@ -64,6 +64,10 @@ describe('ci-agent in text mode', () => {
     expect(deniedWhileRunning).toBe(true);
     expect(run.stdout).toBe('I was not allowed to delete it.\n');
     expect(run.stderr).toMatch(/^ci-agent: denied Bash\(rm -rf keep\.txt\): \S.*\n$/);
+    // How to allow it, in the file the CLI reads rules from when the project has none.
+    expect(run.stderr).toContain(
+      '. To allow it: add "Bash(rm -rf keep.txt)" to permissions.allow in .claude/settings.json\n',
+    );
   });
 
   it('says an error result on stderr, with nothing on stdout and exit 1', async () => {
@@ -222,5 +226,37 @@ describe('ci-agent --output-format stream-json', () => {
       'result/success',
     ]);
     expect(run.lines[2]).toMatchObject({ tool_use_id: 'toolu_01', behavior: 'deny' });
+  });
+
+  it('names the rule and the file that would allow a denied call, in the decision and the result', async () => {
+    const run = await cli(['-p', 'clean up', '--output-format', 'stream-json', '--verbose'], {
+      files: {
+        'keep.txt': 'keep\n',
+        '.claude/settings.json': '{"permissions": {"deny": ["Bash(rm:*)"]}}\n',
+      },
+      turns: [
+        [{ type: 'tool_use', id: 'toolu_01', name: 'Bash', input: { command: 'rm keep.txt' } }],
+        [{ type: 'text', text: 'Not allowed.' }],
+      ],
+    });
+    expect(run.code).toBe(0);
+    const suggestion = {
+      allowable: true,
+      text: 'remove the deny rule "Bash(rm:*)" from .claude/settings.json and add "Bash(rm keep.txt)" to permissions.allow in .claude/settings.json',
+      add_rules: ['Bash(rm keep.txt)'],
+      file: '.claude/settings.json',
+      remove_rules: [{ rule: 'Bash(rm:*)', list: 'deny', source: '.claude/settings.json' }],
+      on_ask: null,
+    };
+    const decision = run.lines.find((line) => line.subtype === 'permission_decision');
+    expect(decision).toMatchObject({ behavior: 'deny', suggestion });
+    const result = run.lines.find((line) => line.type === 'result');
+    expect(result?.permission_denials).toEqual([
+      expect.objectContaining({ tool_use_id: 'toolu_01', suggestion }),
+    ]);
+    // The model is told it was refused, not how to get around it.
+    const user = run.lines.find((line) => line.type === 'user');
+    expect(JSON.stringify(user)).not.toContain('permissions.allow');
+    expect(run.stderr).toContain(`. To allow it: ${suggestion.text}\n`);
   });
 });

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PermissionDenial } from '../../src/agent/events.js';
 import { executeSingleToolUse } from '../../src/execution/pipeline.js';
 import type { ToolUseBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
@@ -48,7 +49,12 @@ describe('executeSingleToolUse refusals', () => {
   const run = async (
     block: ToolUseBlock,
     policy: Partial<PermissionPolicy>,
-  ): Promise<{ text: string; stage: string; reason: string | undefined }> => {
+  ): Promise<{
+    text: string;
+    stage: string;
+    reason: string | undefined;
+    suggestion: PermissionDenial['suggestion'];
+  }> => {
     const { deps } = makePipeline([bashTool, readTool], {
       root: workspace.root,
       policy: { mode: 'default', ...policy },
@@ -68,6 +74,7 @@ describe('executeSingleToolUse refusals', () => {
       text: textOf(outcome.result.content),
       stage: outcome.stage,
       reason: outcome.decision?.reason,
+      suggestion: outcome.denial?.suggestion,
     };
   };
 
@@ -131,6 +138,27 @@ describe('executeSingleToolUse refusals', () => {
     expect(missing.stage).toBe('permission');
     expect(missing.text.replace('id_rsa', 'KEY')).toBe(existing.text.replace('id_ed25519', 'KEY'));
     expect(existing.text).not.toContain('PRIVATE KEY');
+  });
+
+  it('records how to allow a denial, and does not tell the model', async () => {
+    const outcome = await run(call('Bash', { command: 'npm ci && npm test -- --run' }), {
+      allowRulesFile: '.github/ci-agent.yml',
+    });
+    expect(outcome.stage).toBe('permission');
+    expect(outcome.suggestion).toMatchObject({
+      allowable: true,
+      add_rules: ['Bash(npm ci:*)', 'Bash(npm test:*)'],
+      file: '.github/ci-agent.yml',
+    });
+    // Claude Code's refusal does not say how to get around the policy (docs/DECISIONS.md #22).
+    expect(outcome.text).not.toMatch(/permissions\.allow|npm ci:\*|To allow/);
+  });
+
+  it('suggests alike for a Read outside whether the file exists or not', async () => {
+    const existing = await run(call('Read', { file_path: join(outside, 'id_ed25519') }), {});
+    const missing = await run(call('Read', { file_path: join(outside, 'id_rsa') }), {});
+    expect(existing.suggestion?.add_rules).toEqual([`Read(/${outside}/**)`]);
+    expect(missing.suggestion).toEqual(existing.suggestion);
   });
 
   it('still says a file inside the workspace does not exist', async () => {

@@ -151,6 +151,17 @@ describe('.github/workflows/ci.yml', () => {
     });
   });
 
+  describe('the dist job', () => {
+    it('fails on a stale dist/ and on inputs docs that are not what action.yml says', () => {
+      const runs = job('dist').steps.map((step) => step.run ?? '');
+      expect(runs).toContain('npm run docs:inputs -- --check');
+      expect(runs.join('\n')).toContain('git status --porcelain -- dist');
+      expect(
+        (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: object }).scripts,
+      ).toHaveProperty('docs:inputs');
+    });
+  });
+
   describe('the sandbox jobs', () => {
     it('run the action and the boundary suite on both hosted Ubuntu images', () => {
       for (const name of ['action', 'sandbox']) {

@@ -42,6 +42,7 @@ export type Place =
   | 'file name'
   | 'branch name'
   | 'denial reason'
+  | 'denial suggestion'
   | 'headline'
   | 'warning';
 
@@ -55,6 +56,7 @@ export const PLACES: Place[] = [
   'file name',
   'branch name',
   'denial reason',
+  'denial suggestion',
   'headline',
   'warning',
 ];
@@ -145,6 +147,15 @@ export function scenario(
         tool_input: { command: deniedCommand },
         reason,
         rules: ['Bash(rm:*)'],
+        // The rule it suggests holds the command the model wrote.
+        suggestion: {
+          allowable: true,
+          text: 'remove the deny rule …',
+          add_rules: [`Bash(${at('denial suggestion', 'rm -rf build')})`],
+          file: '.github/ci-agent.yml',
+          remove_rules: [{ rule: 'Bash(rm:*)', list: 'deny', source: '.github/ci-agent.yml' }],
+          on_ask: null,
+        },
       },
     ],
     errors: [],

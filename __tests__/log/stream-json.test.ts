@@ -222,6 +222,35 @@ describe('StreamJsonMapper', () => {
     });
   });
 
+  it('writes a denial’s suggestion (snake_case), null without one, and none on an allow', () => {
+    const denied = permissionDecision('toolu_2', 'Bash', 'deny', 'no rule allows Bash');
+    const advice = {
+      allowable: true,
+      text: 'add "Bash(npm test:*)" to permissions.allow in .claude/settings.json',
+      addRules: ['Bash(npm test:*)'],
+      file: '.claude/settings.json',
+      removeRules: [{ rule: 'Bash(rm:*)', list: 'deny' as const, source: 'policy.yml' }],
+    };
+    const [advised, bare, allowed] = mapCalls(
+      ['toolu_2', 'toolu_3', 'toolu_4'],
+      [
+        { ...denied, decision: { ...denied.decision, advice } },
+        permissionDecision('toolu_3', 'Bash', 'deny'),
+        permissionDecision('toolu_4', 'Bash', 'allow'),
+      ],
+    );
+    expect(advised?.suggestion).toEqual({
+      allowable: true,
+      text: advice.text,
+      add_rules: ['Bash(npm test:*)'],
+      file: '.claude/settings.json',
+      remove_rules: [{ rule: 'Bash(rm:*)', list: 'deny', source: 'policy.yml' }],
+      on_ask: null,
+    });
+    expect(bare?.suggestion).toBeNull();
+    expect(allowed).not.toHaveProperty('suggestion');
+  });
+
   it('writes each hook run with Claude Code’s fields and our record', () => {
     const [line] = mapCalls(['toolu_2'], [hookRun('no rm here', 'toolu_2')]);
     expect(line).toMatchObject({

@@ -62,3 +62,60 @@ describe('decisionOptions', () => {
     }
   });
 });
+
+describe('decisionOptions: where a denial’s allow rules go', () => {
+  const cases: Array<[string, Record<string, string>, string[], string | undefined, string]> = [
+    [
+      'the policy file, when the run read one',
+      { '.github/ci-agent.yml': '{}', '.claude/settings.json': '{}' },
+      [],
+      undefined,
+      '.github/ci-agent.yml',
+    ],
+    [
+      'the project settings, without a policy file',
+      { '.claude/settings.json': '{}', '.claude/settings.local.json': '{}', 'extra.json': '{}' },
+      ['extra.json'],
+      undefined,
+      '.claude/settings.json',
+    ],
+    [
+      'a --settings file, when only it was read',
+      { 'extra.json': '{}' },
+      ['extra.json'],
+      undefined,
+      'extra.json',
+    ],
+    [
+      'the local settings, when only they were read',
+      { '.claude/settings.local.json': '{}' },
+      [],
+      undefined,
+      '.claude/settings.local.json',
+    ],
+    [
+      'Claude Code’s own file, when none was read (the CLI)',
+      {},
+      ['{}'],
+      undefined,
+      '.claude/settings.json',
+    ],
+    [
+      'the file the caller names, when none was read (the action)',
+      {},
+      [],
+      'ci/agent.yml',
+      'ci/agent.yml',
+    ],
+  ];
+  it.each(cases)('is %s', async (_what, files, settingsArgs, withoutFile, expected) => {
+    const project = makeWorkspace('ci-agent-allow-file-');
+    try {
+      for (const [path, text] of Object.entries(files)) await project.write(path, text);
+      const policy = await loadPolicy({ projectDir: project.root, settingsArgs });
+      expect(decisionOptions(policy, withoutFile).allowRulesFile).toBe(expected);
+    } finally {
+      project.cleanup();
+    }
+  });
+});

@@ -5,6 +5,7 @@
 import type { HookRunRecord } from '../hooks/types.js';
 import type { ModelUsageEntry } from '../model/pricing.js';
 import type { AssistantMessage, StopReason, ToolResultBlock, Usage } from '../model/types.js';
+import type { DenialAdviceRecord } from '../permissions/denial-advice.js';
 import type { PermissionDecision, PermissionMode } from '../permissions/types.js';
 
 export interface PermissionDenial {
@@ -14,6 +15,8 @@ export interface PermissionDenial {
   /** Why, and the rule or hook behind it (our addition to the reference shape). */
   reason: string;
   rules: string[];
+  /** How the policy's owner could allow it, or why nothing can (ours too; DECISIONS.md #22). */
+  suggestion?: DenialAdviceRecord;
 }
 
 /**

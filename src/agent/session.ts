@@ -91,6 +91,8 @@ export interface SessionOptions {
   judgePaths?: readonly string[];
   /** The policy file that set askDefault/askDefaultByTool, named when an ask is answered allow. */
   askDefaultSource?: string;
+  /** Where a denial's suggested allow rules go (permissions/denial-advice.ts). */
+  allowRulesFile?: string;
   /** Given to hooks as transcript_path. */
   transcriptPath?: string;
   /** Environment variable names the policy passes to tools and hooks although they are secrets. */
@@ -250,6 +252,7 @@ function sessionSetting(options: SessionOptions): SessionSetting {
     ...(options.askDefaultSource === undefined
       ? {}
       : { askDefaultSource: options.askDefaultSource }),
+    ...(options.allowRulesFile !== undefined && { allowRulesFile: options.allowRulesFile }),
     workspaceRoots,
     judgePaths: [
       ...(options.judgePaths ?? []).map((path) => realPathOf(expandPath(path, projectDir))),

@@ -1,6 +1,6 @@
 /**
  * What the CLI says on stderr while a run goes on, in every output format (stdout keeps only the
- * output the format promises): each denial, each model API retry, a response kept after it was
+ * output the format promises): each denial (with how to allow it, or why nothing can), each model API retry, a response kept after it was
  * cut off, and an error result. With `--verbose` in text mode, also turn by turn: the
  * assistant's text, each tool call with its decision, and how the call ended. `claude -p
  * --verbose` prints nothing more in text mode; ci-agent uses stderr for it, so stdout is the
@@ -42,7 +42,9 @@ export class StderrReporter {
     const label = () => this.labels.get(String(line.tool_use_id)) ?? String(line.tool_name);
     switch (line.subtype) {
       case 'permission_decision':
-        if (line.behavior === 'deny') return [`${within}denied ${label()}: ${String(line.reason)}`];
+        if (line.behavior === 'deny') {
+          return [`${within}denied ${label()}: ${String(line.reason)}${adviceOf(line.suggestion)}`];
+        }
         return verbose ? [`${within}allowed ${label()}: ${String(line.reason)}`] : [];
       case 'tool_call_end':
         return verbose ? [`${within}${label()} → ${callOutcome(line)}`] : [];
@@ -118,6 +120,14 @@ function callOutcome(line: StreamJsonLine): string {
   const size = `${String(line.result_chars)} chars, ${String(line.duration_ms)} ms`;
   if (line.is_error !== true) return `ok (${size})`;
   return `error at stage ${String(line.stage)} (${size})`;
+}
+
+/** What the denial's suggestion says: how to allow the call, or why it cannot be allowed. */
+function adviceOf(suggestion: unknown): string {
+  if (typeof suggestion !== 'object' || suggestion === null) return '';
+  const { allowable, text } = suggestion as { allowable?: unknown; text?: unknown };
+  if (typeof text !== 'string' || text === '') return '';
+  return allowable === true ? `. To allow it: ${text}` : `. It cannot be allowed: ${text}`;
 }
 
 /** One line per report: newlines in texts, commands and reasons would break the prefix. */

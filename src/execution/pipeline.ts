@@ -18,6 +18,7 @@ import type { HookRunner, SessionHookRunner } from '../hooks/types.js';
 import type { ToolResultBlock, ToolUseBlock } from '../model/types.js';
 import type { DecisionRequest } from '../permissions/decide.js';
 import { decide, decideByDenyRules } from '../permissions/decide.js';
+import { adviseDenial, denialAdviceRecord } from '../permissions/denial-advice.js';
 import type { PermissionDecision, PermissionPolicy } from '../permissions/types.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
@@ -130,7 +131,7 @@ interface OutcomeReporter {
   ): ToolCallOutcome;
   fail(stage: PipelineStage, content: string): ToolCallOutcome;
   deny(
-    decision: PermissionDecision,
+    refusal: { decision: PermissionDecision; request: DecisionRequest; policy: PermissionPolicy },
     input: unknown,
     stopRun: { reason: string } | undefined,
   ): ToolCallOutcome;
@@ -160,7 +161,11 @@ function outcomeReporter(block: ToolUseBlock, deps: PipelineDeps): OutcomeReport
   return {
     finish,
     fail: (stage, content) => finish({ stage, result: errorResult(block.id, content) }),
-    deny(decision, input, stopRun) {
+    deny({ decision: refused, request, policy }, input, stopRun) {
+      // How the policy's owner could allow it: for the log, the report and stderr, never for
+      // the model, which Claude Code does not tell how to get around a refusal (DECISIONS.md #22).
+      const advice = adviseDenial(request, policy, refused);
+      const decision = advice ? { ...refused, advice } : refused;
       deps.events({
         type: 'permission-decision',
         toolUseId: block.id,
@@ -174,6 +179,7 @@ function outcomeReporter(block: ToolUseBlock, deps: PipelineDeps): OutcomeReport
         tool_input: input,
         reason: decision.reason,
         rules: decision.matchedRules.map((rule) => rule.text),
+        ...(advice && { suggestion: denialAdviceRecord(advice) }),
       };
       return finish({
         stage: 'permission',
@@ -240,14 +246,23 @@ async function validateCall(
   // Deny rules before validateInput: a denied path must not reveal whether it exists.
   call.target = permissionRequestOf(tool, call.input, call.context);
   const early = decideByDenyRules(call.target, deps.policy);
-  if (early) return report.deny(early, call.input, undefined);
+  if (early) {
+    return report.deny(
+      { decision: early, request: call.target, policy: deps.policy },
+      call.input,
+      undefined,
+    );
+  }
 
   // An invalid call the policy refuses anyway gets the refusal: a missing file outside the
   // workspace must answer as an existing one does.
   const validation = await tool.validateInput(call.input, call.context);
   if (!validation.result) {
     const refused = decide(call.target, deps.policy);
-    if (refused.behavior === 'deny') return report.deny(refused, call.input, undefined);
+    if (refused.behavior === 'deny') {
+      const refusal = { decision: refused, request: call.target, policy: deps.policy };
+      return report.deny(refusal, call.input, undefined);
+    }
     return report.fail('validation', toolUseError(validation.message));
   }
   deps.events({
@@ -298,7 +313,9 @@ function decidePermission(call: CallState, report: OutcomeReporter): ToolCallOut
   const pre = call.pre as PreToolUseOutcome;
   const request: DecisionRequest = { ...call.target, hook: pre.decision };
   const decision = decide(request, deps.policy);
-  if (decision.behavior === 'deny') return report.deny(decision, call.input, pre.stop);
+  if (decision.behavior === 'deny') {
+    return report.deny({ decision, request, policy: deps.policy }, call.input, pre.stop);
+  }
   deps.events({
     type: 'permission-decision',
     toolUseId: block.id,

@@ -1,7 +1,7 @@
 /**
  * The run report as Markdown, for the one PR comment and the job summary (docs/REPORT.md shows
  * it rendered). Outcome first, then the model's last words, what changed and the diff, the task
- * list, every denial with its rule, the tool log with a short why per call, hook runs tied to
+ * list, every denial with its rule and how to allow it (or why nothing can), the tool log with a short why per call, hook runs tied to
  * their call, and the footer naming the artifact with everything.
  *
  * Nothing the model, the repository or an issue wrote changes its structure (issue 12, item 1):
@@ -13,6 +13,7 @@
  * instead of shown, and the whole under the comment limit: when it would not fit, the diff is cut
  * first, then the tables, and each cut says where the whole is.
  */
+import { adviceMarkdown } from './report-advice.js';
 import { changeGroupOf, diffSections } from './change-groups.js';
 import type { ChangeGroup } from './change-groups.js';
 import type { FileChange } from './git.js';
@@ -374,7 +375,10 @@ function denials(view: View, cap: number): string {
     const number = view.callNumbers.get(denial.tool_use_id);
     const call = number === undefined ? '' : `call ${number}: `;
     const input = inputText(view, denial.tool_input);
-    const reason = escapeText(view.relative(cut(denial.reason, 600)));
+    const said = view.relative(cut(denial.reason, 600));
+    const advice = adviceMarkdown(denial.suggestion, view.relative);
+    const stop = advice === '' ? '' : /[.!?]$/.test(said) ? ' ' : '. ';
+    const reason = `${escapeText(said)}${stop}${advice}`;
     // A command is shown whole, as it would have run: inline when short, else as a block.
     if (input.includes('\n') || input.length > CELL_COMMAND_MAX) {
       const block = codeBlock(input)

@@ -376,7 +376,7 @@ async function work(
       modelClient: createAnthropicClient({ apiKey, baseURL: anthropicBaseUrlFromEnv(env) }),
       permissionMode: policy.permissions.defaultMode ?? 'default',
       rules: policy.permissions,
-      ...decisionOptions(policy),
+      ...decisionOptions(policy, inputs.policy),
       additionalDirectories: policy.permissions.additionalDirectories,
       hooksConfig: policy.hooks,
       transcriptPath: paths.transcript,

@@ -5,7 +5,8 @@
  *
  * Claude Code's shapes: `system/init`, `assistant`, `user` (one per tool_result, with
  * `tool_use_result`), `system/compact_boundary`, `result`. Our audit lines, all `type: "system"`:
- * - `permission_decision`: each decision, its source, the rules behind it and why;
+ * - `permission_decision`: each decision, its source, the rules behind it and why; a denial's
+ *   `suggestion`: the rules to add (and the file), the rules to remove, or why nothing allows it;
  * - `hook_response`: each hook run (classic Claude Code's `hook_event`/`exit_code`/`stderr`
  *   plus our record: command, status, decision, error, source file);
  * - `tool_call_end`: each call as it finishes — `stage` (where the pipeline stopped: `completed`,
@@ -33,6 +34,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, EventSink, RunResult } from '../agent/events.js';
 import type { ToolResultBlock } from '../model/types.js';
+import { denialAdviceRecord } from '../permissions/denial-advice.js';
 import type { SecretMasker } from './secret-masker.js';
 import { processScopeMechanism } from '../process/process-scope.js';
 
@@ -181,6 +183,10 @@ export class StreamJsonMapper {
               source: rule.source,
             })),
             reason: event.decision.reason,
+            // A denial's way to allow it, or why there is none (docs/DECISIONS.md #22).
+            ...(event.decision.behavior === 'deny' && {
+              suggestion: event.decision.advice ? denialAdviceRecord(event.decision.advice) : null,
+            }),
             ...base(),
           },
         ];

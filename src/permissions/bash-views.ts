@@ -43,6 +43,12 @@ export interface CommandPart {
   unknownRedirection: boolean;
   /** find with -exec, -delete, … (never covered by a wildcard allow rule). */
   findRunsOrWrites: boolean;
+  /**
+   * What a suggested allow rule names (denial-advice.ts): the command with every understood
+   * wrapper stripped, its leading assignments kept. `words` only when each word's value is one
+   * plain token (the text is then those values joined); otherwise the text is as written.
+   */
+  ruleForm: { text: string; assignments?: readonly string[]; words?: readonly string[] };
 }
 
 export type BashAnalysis =
@@ -83,6 +89,11 @@ function toPart(command: SimpleCommand): CommandPart {
     ...(command.redirections.length > 0 ? [withRedirections(command)] : []),
   ]);
   const writes = command.redirections.map(classifyRedirection);
+  // A suggested rule names what runs, but not past xargs: `Bash(rm)` for `xargs rm` would hide
+  // that the removed files come from standard input.
+  const stop = chain.findIndex((words) => words[0]?.value === 'xargs');
+  const innermost = chain[stop === -1 ? chain.length - 1 : stop] as Word[];
+  const plain = hasPlainValues(innermost) && valuePrefix.every((item) => !/\s/.test(item));
   return {
     text: normalizeSpaces(command.text),
     allowForms,
@@ -91,6 +102,13 @@ function toPart(command: SimpleCommand): CommandPart {
     fileWrites: writes.flatMap((write) => (typeof write === 'string' ? [write] : [])).sort(),
     unknownRedirection: writes.includes(UNKNOWN),
     findRunsOrWrites: chain.some(findRunsOrWrites),
+    ruleForm: plain
+      ? {
+          text: render(valuePrefix, innermost, 'value'),
+          assignments: valuePrefix,
+          words: innermost.map((word) => word.value),
+        }
+      : { text: render(rawPrefix, innermost, 'raw') },
   };
 }
 

@@ -68,6 +68,11 @@ const LAUNCHERS = new Set([
 
 export const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'ash']);
 
+/** Whether a program runs a command named in its arguments (`sudo`, `env`, `xargs`, `timeout`…). */
+export function isLauncher(program: string): boolean {
+  return LAUNCHERS.has(basename(program));
+}
+
 export function basename(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }

@@ -44,6 +44,11 @@ export interface PermissionPolicy {
    * allow (the policy file; absent: nothing set them).
    */
   askDefaultSource?: string;
+  /**
+   * The file a denial's suggested allow rules go in (denial-advice.ts): the one the run read
+   * them from, as the user knows it (`.github/ci-agent.yml`, `.claude/settings.json`).
+   */
+  allowRulesFile?: string;
   /** Directories file changes may touch: the project plus additional directories. */
   workspaceRoots: readonly string[];
   /**
@@ -82,6 +87,11 @@ export interface PermissionDecision {
   matchedRules: readonly PermissionRule[];
   /** One sentence for the log and the PR comment. */
   reason: string;
+  /**
+   * For a denial: how the policy's owner could allow the call, or why nothing can
+   * (denial-advice.ts); the pipeline adds it, decide() does not.
+   */
+  advice?: DenialAdvice;
 }
 
 /** A PreToolUse hook's say, as the decision function sees it. */
@@ -90,4 +100,20 @@ export interface HookDecision {
   reason?: string;
   /** The hook command that decided, for the log. */
   source: string;
+}
+
+/** How a denied call could be allowed, or why it cannot be (denial-advice.ts). */
+export interface DenialAdvice {
+  /** Whether some change of the policy lets this call through (and the fields below say which). */
+  allowable: boolean;
+  /** One sentence for the person who owns the policy: what to change, or why nothing can. */
+  text: string;
+  /** Allow rules to add to `permissions.allow` in `file`. */
+  addRules: readonly string[];
+  /** The file the allow rules go in. */
+  file?: string;
+  /** Deny or ask rules in the way, to remove from where they came from. */
+  removeRules: readonly { rule: string; list: 'deny' | 'ask'; source: string }[];
+  /** Instead (for an ask): `permissions.onAsk.tools.<tool>: allow` in the policy file. */
+  onAsk?: { tool: string; file: string };
 }
