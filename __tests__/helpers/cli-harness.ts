@@ -41,6 +41,8 @@ export interface CliRunOptions {
   env?: Record<string, string | undefined>;
   /** More variables that name paths in the workspace, given its root. */
   envOf?: (root: string) => Record<string, string>;
+  /** Started once the workspace exists (a provider's server): more variables, given its root. */
+  prepare?: (root: string) => Promise<Record<string, string>>;
   /** Called with the child once it runs (e.g. to send a signal). */
   onSpawn?: (child: ChildProcess, server: ReplayServer) => void;
   timeoutMs?: number;
@@ -74,6 +76,7 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
   for (const [name, value] of Object.entries({
     ...options.env,
     ...options.envOf?.(workspace.root),
+    ...(await options.prepare?.(workspace.root)),
   })) {
     if (value === undefined) delete env[name];
     else env[name] = value;

@@ -1,17 +1,17 @@
 /**
- * The one model port over the provider the settings chose. Anthropic's API uses the slim client
- * loaded at start-up (anthropic-sdk.ts); Bedrock, Vertex AI and Foundry load their SDKs with a
- * dynamic import only when chosen: the Bedrock SDK brings the AWS SDK, the Vertex AI one Google's
- * auth library, and a run on Anthropic's API parses neither (docs/BENCHMARKS.md, "action-startup").
+ * The one model port over the provider the settings chose. Anthropic's API and Foundry (the same
+ * Messages API, another host and header) use the slim client loaded at start-up
+ * (anthropic-sdk.ts); Bedrock and Vertex AI load their SDKs with a dynamic import only when
+ * chosen: the Bedrock SDK brings the AWS SDK, the Vertex AI one Google's auth library, and a run
+ * on Anthropic's API parses neither (docs/BENCHMARKS.md, "action-startup").
  *
  * Every SDK gets its settings passed in, never left to read the environment itself: the values
  * were checked (provider-settings.ts), and runAction's `env` need not be `process.env`. What they
  * still read from the process is the credential chains (an AWS profile, Google's Application
  * Default Credentials), which only the process environment can point at.
  */
-import type { ClientOptions as VertexOptions } from '@anthropic-ai/vertex-sdk';
 import { createStreamingClient, messagesUrl } from './anthropic-client.js';
-import { MessagesClient } from './anthropic-sdk.js';
+import { FoundryMessagesClient, MessagesClient } from './anthropic-sdk.js';
 import type { ModelClient } from './model-client.js';
 import { errorContextFor } from './provider-errors.js';
 import type {
@@ -24,6 +24,14 @@ import type {
 
 /** The beta Claude Code names when it sends an OAuth token; the API wants it for such tokens. */
 export const OAUTH_BETA = 'oauth-2025-04-20';
+
+/**
+ * The API versions Bedrock and Vertex AI document for Anthropic's models. The SDKs copy their
+ * `anthropic-version` header into the body, which is the Messages API's own version unless the
+ * header says otherwise.
+ */
+const BEDROCK_VERSION = 'bedrock-2023-05-31';
+const VERTEX_VERSION = 'vertex-2023-10-16';
 
 export interface ProviderClientOptions {
   /** Per-request timeout in milliseconds (SDK default: 10 minutes). */
@@ -99,7 +107,7 @@ async function bedrockClient(
     ...common(settings, options),
     awsRegion: settings.region,
     baseURL,
-    defaultHeaders: { ...settings.headers },
+    defaultHeaders: { 'anthropic-version': BEDROCK_VERSION, ...settings.headers },
     // `null`: neither AWS_BEARER_TOKEN_BEDROCK nor ANTHROPIC_API_KEY is read behind our back.
     apiKey: auth.kind === 'api-key' ? auth.apiKey : null,
     ...(auth.kind === 'keys'
@@ -140,9 +148,15 @@ async function vertexClient(
     region: settings.region,
     projectId: settings.projectId,
     baseURL,
-    defaultHeaders: { ...settings.headers },
-    // A gateway that authenticates itself: an auth client that adds nothing.
-    ...(settings.auth.kind === 'none' ? { authClient: noGoogleAuth() } : {}),
+    defaultHeaders: { 'anthropic-version': VERTEX_VERSION, ...settings.headers },
+    // A gateway that authenticates itself: just what the SDK asks of an auth client, headers
+    // (none) and no project of its own.
+    ...(settings.auth.kind === 'none' && {
+      authClient: {
+        projectId: null,
+        getRequestHeaders: () => Promise.resolve(new Headers()),
+      } as unknown as VertexOptions<typeof AnthropicVertex>['authClient'],
+    }),
   });
   // The SDK starts looking for Google credentials when it is made and awaits the answer only at
   // the first request: until then a failure (no credentials on this machine) would reject with
@@ -160,27 +174,22 @@ async function vertexClient(
   );
 }
 
-type AuthClient = NonNullable<NonNullable<VertexOptions>['authClient']>;
+/** The options of the Vertex SDK's client, named through its class (loaded on demand). */
+type VertexOptions<Client extends abstract new (...args: never) => unknown> = NonNullable<
+  ConstructorParameters<Client>[0]
+>;
 
-/** Just what the Vertex SDK asks of an auth client: headers (none) and a project (ours). */
-function noGoogleAuth(): AuthClient {
-  return {
-    projectId: null,
-    getRequestHeaders: () => Promise.resolve(new Headers()),
-  } as unknown as AuthClient;
-}
-
-async function foundryClient(
-  settings: FoundrySettings,
-  options: ProviderClientOptions,
-): Promise<ModelClient> {
-  const { AnthropicFoundry } = await import('@anthropic-ai/foundry-sdk');
-  const sdk = new AnthropicFoundry({
+/**
+ * Foundry speaks the Messages API under `https://{resource}.services.ai.azure.com/anthropic/`,
+ * with the key as `x-api-key` (anthropic-sdk.ts says why this is not @anthropic-ai/foundry-sdk).
+ */
+function foundryClient(settings: FoundrySettings, options: ProviderClientOptions): ModelClient {
+  const sdk = new FoundryMessagesClient({
     ...common(settings, options),
     baseURL: settings.baseURL,
-    resource: null,
-    apiKey: settings.auth.apiKey,
-    defaultHeaders: { ...settings.headers },
+    apiKey: null,
+    authToken: null,
+    defaultHeaders: { ...settings.headers, 'x-api-key': settings.auth.apiKey },
   });
   const url = `${settings.baseURL.replace(/\/+$/, '')}/v1/messages`;
   return createStreamingClient(
