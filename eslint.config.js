@@ -45,6 +45,15 @@ const STARTUP_PATHS = [
     name: '@anthropic-ai/sdk',
     message: 'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
   },
+  // Loaded with import() when chosen (src/model/provider-client.ts): the AWS SDK, Google's auth
+  // library and the full client would otherwise load on every start.
+  ...['@anthropic-ai/bedrock-sdk', '@anthropic-ai/vertex-sdk', '@anthropic-ai/foundry-sdk'].map(
+    (name) => ({
+      name,
+      message:
+        'A provider SDK loads with import() only when chosen (src/model/provider-client.ts).',
+    }),
+  ),
 ];
 
 /**

@@ -64,6 +64,19 @@ describe('commitAll', () => {
     expect(await hasChanges(git)).toBe(false);
   });
 
+  it("leaves the provider's credentials file out, and commits nothing when it is the only change", async () => {
+    const { clone } = originAndClone();
+    const git = createGit(clone);
+    const creds = 'gha-creds-1a2b3c.json';
+    writeFileSync(join(clone, creds), '{"type": "external_account"}\n');
+    const exclude = { exclude: [creds] };
+    expect(await commitAll(git, 'Nothing', undefined, exclude)).toBeUndefined();
+    writeFileSync(join(clone, 'a.txt'), 'changed\n');
+    expect(await commitAll(git, 'Fix #7', undefined, exclude)).toMatch(/^[0-9a-f]{40}$/);
+    expect(sh(clone, 'show', '--name-only', '--format=', 'HEAD')).toBe('a.txt');
+    expect(sh(clone, 'status', '--porcelain')).toBe(`?? ${creds}`);
+  });
+
   it("masks the run's secrets in the message: it is pushed, and it quotes an issue's title", async () => {
     const { clone } = originAndClone();
     const secret = 'ghs_commit_secret_0123456789';

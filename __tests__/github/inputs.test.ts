@@ -41,6 +41,10 @@ describe('readInputs', () => {
   it('applies the defaults of action.yml when only the token is given', () => {
     expect(read()).toEqual({
       anthropicApiKey: undefined,
+      claudeCodeOauthToken: undefined,
+      useBedrock: false,
+      useVertex: false,
+      useFoundry: false,
       githubToken: TOKEN,
       prompt: undefined,
       policy: '.github/ci-agent.yml',
@@ -62,6 +66,10 @@ describe('readInputs', () => {
     expect(
       read({
         'anthropic-api-key': 'sk-ant-test',
+        'claude-code-oauth-token': 'sk-ant-oat01-test',
+        'use-bedrock': 'true',
+        'use-vertex': 'False',
+        'use-foundry': 'false',
         prompt: 'Audit the dependencies',
         policy: './config/../.github/agent.yml',
         model: 'claude-sonnet-5-5',
@@ -78,6 +86,10 @@ describe('readInputs', () => {
       }),
     ).toEqual({
       anthropicApiKey: 'sk-ant-test',
+      claudeCodeOauthToken: 'sk-ant-oat01-test',
+      useBedrock: true,
+      useVertex: false,
+      useFoundry: false,
       githubToken: TOKEN,
       prompt: 'Audit the dependencies',
       policy: '.github/agent.yml',
@@ -117,14 +129,19 @@ describe('readInputs', () => {
   });
 
   describe('when a secret is given', () => {
-    it('registers the API key and the token with the masker before validating', () => {
+    it('registers the API key, the OAuth token and the token with the masker before validating', () => {
       const secrets: string[] = [];
       expect(() =>
-        readInputs(inputs({ 'anthropic-api-key': 'sk-ant-secret', 'max-turns': 'ten' }), {
-          setSecret: (value) => secrets.push(value),
-        }),
+        readInputs(
+          inputs({
+            'anthropic-api-key': 'sk-ant-secret',
+            'claude-code-oauth-token': 'sk-ant-oat01-secret',
+            'max-turns': 'ten',
+          }),
+          { setSecret: (value) => secrets.push(value) },
+        ),
       ).toThrow(InputError);
-      expect(secrets).toEqual(['sk-ant-secret', TOKEN]);
+      expect(secrets).toEqual(['sk-ant-secret', 'sk-ant-oat01-secret', TOKEN]);
     });
 
     it('registers nothing for an input left empty', () => {
@@ -174,6 +191,11 @@ describe('readInputs', () => {
         'upload-artifact',
         'yes',
         'upload-artifact: expected true or false (also True, TRUE, False, FALSE), got "yes"',
+      ],
+      [
+        'use-bedrock',
+        '1',
+        'use-bedrock: expected true or false (also True, TRUE, False, FALSE), got "1"',
       ],
       [
         'comment',

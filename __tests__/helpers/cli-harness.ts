@@ -39,6 +39,10 @@ export interface CliRunOptions {
   turns?: ReplayScriptEntry[] | ((root: string) => ReplayScriptEntry[]);
   server?: Partial<ReplayServerOptions>;
   env?: Record<string, string | undefined>;
+  /** More variables that name paths in the workspace, given its root. */
+  envOf?: (root: string) => Record<string, string>;
+  /** Started once the workspace exists (a provider's server): more variables, given its root. */
+  prepare?: (root: string) => Promise<Record<string, string>>;
   /** Called with the child once it runs (e.g. to send a signal). */
   onSpawn?: (child: ChildProcess, server: ReplayServer) => void;
   timeoutMs?: number;
@@ -69,7 +73,11 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
     ANTHROPIC_API_KEY: 'sk-ant-test-key',
     ANTHROPIC_BASE_URL: server.url,
   };
-  for (const [name, value] of Object.entries(options.env ?? {})) {
+  for (const [name, value] of Object.entries({
+    ...options.env,
+    ...options.envOf?.(workspace.root),
+    ...(await options.prepare?.(workspace.root)),
+  })) {
     if (value === undefined) delete env[name];
     else env[name] = value;
   }

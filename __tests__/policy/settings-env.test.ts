@@ -18,11 +18,9 @@ describe('readSettingsEnv (through parseSettingsFile)', () => {
   });
 
   it.each([
-    ['ANTHROPIC_BASE_URL', 'http://evil.example', 'configures the model connection'],
-    ['ANTHROPIC_API_KEY', 'sk-ant-x', 'configures the model connection'],
-    ['CLAUDE_CODE_USE_BEDROCK', '1', 'configures the model connection'],
-    ['AWS_ACCESS_KEY_ID', 'AKIA', "a cloud provider's credentials"],
-    ['GOOGLE_APPLICATION_CREDENTIALS', '/k.json', "a cloud provider's credentials"],
+    ['AWS_CONFIG_FILE', '/evil/config', "a cloud provider's credentials"],
+    ['GOOGLE_CLOUD_PROJECT', 'other', "a cloud provider's credentials"],
+    ['ANTHROPIC_BETAS', 'x', 'configures the model connection'],
     ['NPM_TOKEN', 'npm_x', 'carries or locates a credential'],
     ['DEPLOY_KEY', 'k', 'carries or locates a credential'],
     ['DB_PASSWORD', 'p', 'carries or locates a credential'],
@@ -74,6 +72,71 @@ describe('readSettingsEnv (through parseSettingsFile)', () => {
         'env: expected an object of variable names and string values; ignored',
       ),
     ]);
+  });
+});
+
+describe('readSettingsEnv: the model connection', () => {
+  it('takes the provider, its place and its models aside for the model client, never for tools', () => {
+    const env = {
+      CLAUDE_CODE_USE_BEDROCK: '1',
+      AWS_REGION: 'eu-west-1',
+      ANTHROPIC_MODEL: 'opus',
+      KEPT: 'yes',
+    };
+    const layer = parse({ env });
+    expect(layer.env).toEqual({ KEPT: 'yes' });
+    expect(layer.modelEnv).toEqual({
+      CLAUDE_CODE_USE_BEDROCK: '1',
+      AWS_REGION: 'eu-west-1',
+      ANTHROPIC_MODEL: 'opus',
+    });
+    expect(layer.warnings).toEqual([]);
+  });
+
+  it.each([
+    'ANTHROPIC_BASE_URL',
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_CUSTOM_HEADERS',
+    'ANTHROPIC_BEDROCK_BASE_URL',
+    'ANTHROPIC_FOUNDRY_RESOURCE',
+    'AWS_ACCESS_KEY_ID',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'CLAUDE_CODE_SKIP_VERTEX_AUTH',
+  ])(
+    'refuses %s from a file in the repository, where a pull request could point the credentials elsewhere',
+    (name) => {
+      for (const kind of ['project', 'local'] as const) {
+        const layer = parse({ env: { [name]: 'x' } }, { kind });
+        expect(layer.modelEnv).toBeUndefined();
+        expect(layer.warnings).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `env\\.${name}: ${name} is not taken from a file in the repository: it is a credential or says where the model's requests go; set it in the environment, ~/\\.claude/settings\\.json or --settings; ignored$`,
+            ),
+          ),
+        ]);
+      }
+    },
+  );
+
+  it('takes credentials and endpoints from the user settings and --settings', () => {
+    for (const kind of ['user', 'flag'] as const) {
+      const layer = parse({ env: { ANTHROPIC_BASE_URL: 'https://gw.example' } }, { kind });
+      expect(layer.modelEnv).toEqual({ ANTHROPIC_BASE_URL: 'https://gw.example' });
+      expect(layer.warnings).toEqual([]);
+    }
+  });
+
+  it('merges by precedence, remembering the file each value came from', () => {
+    const user = parse(
+      { env: { AWS_REGION: 'us-east-1', ANTHROPIC_MODEL: 'haiku' } },
+      { kind: 'user', path: '~/.claude/settings.json' },
+    );
+    const project = parse({ env: { AWS_REGION: 'eu-west-1' } });
+    expect(mergeLayers({ settings: [user, project] }).modelEnv).toEqual({
+      AWS_REGION: { value: 'eu-west-1', source: FILE },
+      ANTHROPIC_MODEL: { value: 'haiku', source: '~/.claude/settings.json' },
+    });
   });
 });
 

@@ -88,3 +88,34 @@ describe('buildMountPlan', () => {
     });
   });
 });
+
+describe('buildMountPlan: hidden files', () => {
+  const creds = '/home/runner/work/repo/repo/gha-creds-1a2b3c.json';
+
+  it('binds /dev/null over a credential file in the workspace, after the workspace', () => {
+    const plan = buildMountPlan({ ...base, hiddenFiles: [creds] });
+    const args = mountArguments(plan.mounts).join(' ');
+    expect(args).toContain(`--ro-bind /dev/null ${creds}`);
+    expect(args.indexOf(`--ro-bind /dev/null ${creds}`)).toBeGreaterThan(
+      args.indexOf('--bind /home/runner/work/repo/repo /home/runner/work/repo/repo'),
+    );
+    expect(plan.isHidden(creds)).toBe(true);
+    expect(plan.isWritable(creds)).toBe(false);
+    expect(plan.isHidden('/home/runner/work/repo/repo/package.json')).toBe(false);
+  });
+
+  it('binds nothing over a file already out of sight (under the hidden home or /tmp)', () => {
+    const hiddenAlready = ['/home/runner/creds.json', '/tmp/creds.json'];
+    const plan = buildMountPlan({ ...base, hiddenFiles: hiddenAlready });
+    expect(mountArguments(plan.mounts).join(' ')).not.toContain('/dev/null');
+    for (const file of hiddenAlready) expect(plan.isHidden(file)).toBe(true);
+  });
+
+  it('hides a file the read-only root would show', () => {
+    const plan = buildMountPlan({ ...base, hiddenFiles: ['/opt/keys/sa.json'] });
+    expect(mountArguments(plan.mounts).join(' ')).toContain(
+      '--ro-bind /dev/null /opt/keys/sa.json',
+    );
+    expect(plan.isHidden('/opt/keys/sa.json')).toBe(true);
+  });
+});

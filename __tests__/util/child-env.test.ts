@@ -26,6 +26,32 @@ describe('buildChildEnv', () => {
     expect(buildChildEnv(parent, ['github_token']).ANTHROPIC_API_KEY).toBeUndefined();
   });
 
+  it("removes the model providers' credentials and the files that hold them", () => {
+    const providers = {
+      PATH: '/bin',
+      AWS_REGION: 'us-east-1',
+      AWS_PROFILE: 'ci',
+      AWS_ACCESS_KEY_ID: 'AKIA',
+      AWS_SECRET_ACCESS_KEY: 's',
+      AWS_SESSION_TOKEN: 't',
+      AWS_BEARER_TOKEN_BEDROCK: 'b',
+      AWS_WEB_IDENTITY_TOKEN_FILE: '/var/run/token',
+      GOOGLE_APPLICATION_CREDENTIALS: '/w/gha-creds-1.json',
+      GOOGLE_GHA_CREDS_PATH: '/w/gha-creds-1.json',
+      CLOUDSDK_AUTH_CREDENTIAL_FILE_OVERRIDE: '/w/gha-creds-1.json',
+      CLOUDSDK_CORE_PROJECT: 'p',
+      ANTHROPIC_FOUNDRY_API_KEY: 'f',
+      ANTHROPIC_CUSTOM_HEADERS: 'X-Key: k',
+      'INPUT_CLAUDE-CODE-OAUTH-TOKEN': 'o',
+    };
+    expect(buildChildEnv(providers)).toEqual({
+      PATH: '/bin',
+      AWS_REGION: 'us-east-1',
+      AWS_PROFILE: 'ci',
+      CLOUDSDK_CORE_PROJECT: 'p',
+    });
+  });
+
   it.each(['anthropic_api_key', 'ACTIONS_ID_TOKEN_REQUEST_SOMETHING_NEW'])(
     'knows %s is a secret',
     (name) => {
@@ -35,6 +61,23 @@ describe('buildChildEnv', () => {
 });
 
 describe('secretValues', () => {
+  it("masks the providers' credentials and header values, not the paths of credential files", () => {
+    const env = {
+      AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      AWS_BEARER_TOKEN_BEDROCK: 'bedrock-key',
+      ANTHROPIC_CUSTOM_HEADERS: 'X-Gateway-Key: gateway-secret-1\nX-Team: ci',
+      GOOGLE_APPLICATION_CREDENTIALS: '/home/runner/work/repo/repo/gha-creds-1.json',
+    };
+    expect(secretValues(env).sort()).toEqual(
+      [
+        'AKIAEXAMPLE',
+        'X-Gateway-Key: gateway-secret-1\nX-Team: ci',
+        'bedrock-key',
+        'gateway-secret-1',
+      ].sort(),
+    );
+  });
+
   it('returns the values of the secret-named variables that are set', () => {
     const env = {
       PATH: '/bin',

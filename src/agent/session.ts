@@ -27,6 +27,7 @@ import type { ModelClient } from '../model/model-client.js';
 import { createModelQuery } from '../model/model-query.js';
 import { UsageTracker, resolveModelAlias } from '../model/pricing.js';
 import { withServerTools } from '../model/server-tools.js';
+import { credentialFilePredicate } from '../permissions/credential-files.js';
 import { readDeniedPredicate } from '../permissions/read-denied.js';
 import { ruleNamesTool } from '../permissions/rules.js';
 import type { PermissionMode, PermissionPolicy, PermissionRule } from '../permissions/types.js';
@@ -46,6 +47,7 @@ import type {
 } from '../tools/tool.js';
 import { sandboxEnvironment } from '../sandbox/tool-environment.js';
 import { buildChildEnv } from '../util/child-env.js';
+import { findCredentialFiles } from '../util/credential-files.js';
 import { withSettingsEnv } from '../util/settings-env.js';
 import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, RunResult } from './events.js';
@@ -242,6 +244,10 @@ function sessionSetting(options: SessionOptions): SessionSetting {
   ];
   const anchors = { projectDir, homeDir: homedir() };
   const hookScripts = findHookScripts(options.hooksConfig ?? {}, anchors);
+  const credentialFiles = findCredentialFiles(options.env, projectDir, workspaceRoots).flatMap(
+    (path) => [path, realPathOf(path)],
+  );
+  const isCredentialFile = credentialFilePredicate(credentialFiles);
   const policy: PermissionPolicy = {
     mode: options.permissionMode,
     allow: options.rules.allow,
@@ -259,6 +265,7 @@ function sessionSetting(options: SessionOptions): SessionSetting {
       ...hookScripts.paths,
     ],
     ...(options.sandbox && { sandboxHides: (path: string) => options.sandbox!.isHidden(path) }),
+    ...(isCredentialFile && { isCredentialFile }),
   };
   return { projectDir, workspaceRoots, anchors, hookScripts, policy };
 }
@@ -376,8 +383,14 @@ function toolContexts(
   models: SessionModels,
 ) {
   const ripgrepPath = findRipgrep(options.env.PATH);
-  // Read deny rules hide files from Glob and Grep results (docs/CC-COMPAT.md §2.4).
-  const isReadDenied = readDeniedPredicate(options.rules.deny, setting.anchors);
+  // Read deny rules hide files from Glob and Grep results (docs/CC-COMPAT.md §2.4); so do the
+  // model provider's credential files, which no rule can allow (permissions/floors.ts).
+  const denied = readDeniedPredicate(options.rules.deny, setting.anchors);
+  const isCredentialFile = setting.policy.isCredentialFile;
+  const isReadDenied =
+    isCredentialFile === undefined
+      ? denied
+      : (path: string) => isCredentialFile(path) || denied?.(path) === true;
   let runSubagent: ToolContext['runSubagent'];
   const toolContext = (
     toolUseId: string,

@@ -21,9 +21,13 @@ import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import type { NdjsonFile } from '../log/tool-log.js';
-import { anthropicOptionsFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
 import type { ModelClient } from '../model/model-client.js';
+import { configureModelProvider } from '../model/model-provider.js';
+import type { ModelProvider } from '../model/model-provider.js';
 import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { envLookup, layeredLookup } from '../model/provider-env.js';
+import type { SettingLookup } from '../model/provider-env.js';
+import type { LoadedPolicy } from '../policy/types.js';
 import { parseRule } from '../permissions/rules.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { loadPolicy } from '../policy/load-policy.js';
@@ -52,7 +56,7 @@ export interface CliIo {
 
 export async function main(io: CliIo): Promise<number> {
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
-  const masker = createSecretMasker(secretValues(io.env));
+  let masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
   let settings;
   try {
@@ -70,24 +74,6 @@ export async function main(io: CliIo): Promise<number> {
   if (!prompt) {
     stderr('Error: no prompt: pass it with -p "…", as an argument, or on standard input\n');
     return 1;
-  }
-
-  let modelClient = io.modelClient;
-  if (!modelClient) {
-    let options;
-    try {
-      options = anthropicOptionsFromEnv(io.env);
-    } catch (error) {
-      stderr(`Error: ${errorMessage(error)}\n`);
-      return 1;
-    }
-    if (!options.apiKey) {
-      stderr(
-        'Error: ANTHROPIC_API_KEY is not set: export your Anthropic API key (and ANTHROPIC_BASE_URL for another endpoint)\n',
-      );
-      return 1;
-    }
-    modelClient = createAnthropicClient(options);
   }
 
   const renderer = new OutputRenderer(settings.outputFormat, settings.verbose, io.stdout);
@@ -111,6 +97,16 @@ export async function main(io: CliIo): Promise<number> {
       mcpConfigGiven: settings.mcpConfig.length > 0,
     });
     for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
+    // Before the first request: a provider set up wrong (no region, two providers) stops here.
+    const provider = io.modelClient ? undefined : configureProvider(policy, settings, io);
+    if (provider) {
+      masker = createSecretMasker([...masker.secrets, ...provider.secrets]);
+      for (const warning of provider.warnings) stderr(`Warning: ${warning}\n`);
+    }
+    const modelClient: ModelClient = io.modelClient ?? (await provider!.client());
+    const model =
+      provider?.models.model ??
+      resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL);
     const flagRules = (texts: readonly string[], source: string) =>
       texts.map((text) => ({ ...parseRule(text, source), anchorDir: projectDir }));
     const limits = policy.limits;
@@ -133,12 +129,14 @@ export async function main(io: CliIo): Promise<number> {
       version: CI_AGENT_VERSION,
       masker,
       ...(sandbox && { sandbox: sandbox.describe() }),
+      ...(provider && { provider: provider.description }),
     });
     const result = await runSession({
       prompt,
       cwd: projectDir,
-      model: resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL),
+      model,
       modelClient,
+      ...(provider && { smallFastModel: provider.models.smallFastModel }),
       permissionMode: settings.permissionMode ?? policy.permissions.defaultMode ?? 'default',
       rules: {
         allow: [...policy.permissions.allow, ...flagRules(settings.allowedTools, '--allowedTools')],
@@ -213,4 +211,21 @@ function transcriptPathOf(
   if (settings.transcriptFile) return resolve(io.cwd, settings.transcriptFile);
   if (!Object.values(hooks).some((groups) => groups.length > 0)) return undefined;
   return join(io.env.RUNNER_TEMP || tmpdir(), `ci-agent-${sessionId}.jsonl`);
+}
+
+/**
+ * The model connection from Claude Code's variables: the settings files' `env` over the
+ * environment (as Claude Code applies them), each value named by where it came from.
+ */
+function configureProvider(policy: LoadedPolicy, settings: CliSettings, io: CliIo): ModelProvider {
+  const fromSettings: SettingLookup = (name) => {
+    const entry = Object.hasOwn(policy.modelEnv, name) ? policy.modelEnv[name] : undefined;
+    const value = entry?.value.trim() ?? '';
+    return entry && value !== '' ? { value, from: `${name} (env of ${entry.source})` } : undefined;
+  };
+  return configureModelProvider({
+    lookup: layeredLookup(fromSettings, envLookup(io.env)),
+    requestedModel: settings.model,
+    cwd: io.cwd,
+  });
 }

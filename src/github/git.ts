@@ -150,14 +150,20 @@ export function isCiAgentCommit(message: string): boolean {
 /**
  * Stages everything and commits it with the trailer; returns the new commit's sha, or undefined
  * if nothing changed. The message is masked: it is pushed, and it quotes an issue's title.
+ * `exclude` (paths relative to the repository's top) is never staged: the model provider's
+ * credential file that google-github-actions/auth leaves in the workspace.
  */
 export async function commitAll(
   git: Git,
   message: string,
   identity: GitIdentity = BOT_IDENTITY,
+  options: { exclude?: readonly string[] } = {},
 ): Promise<string | undefined> {
   if (!(await hasChanges(git))) return undefined;
-  await git.run(['add', '-A']);
+  const excluded = (options.exclude ?? []).map((path) => `:(top,exclude,literal)${path}`);
+  await git.run(['add', '-A', ...(excluded.length > 0 ? ['--', ':(top)', ...excluded] : [])]);
+  if (excluded.length > 0 && (await git.run(['diff', '--cached', '--name-only'])).trim() === '')
+    return undefined;
   await git.run(
     [
       '-c',

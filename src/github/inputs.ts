@@ -15,6 +15,12 @@ import { createWorkflowCommands } from './workflow-commands.js';
 export interface ActionInputs {
   /** Undefined when not given: a skipped run needs no key; a run that needs one fails later. */
   anthropicApiKey: string | undefined;
+  /** A Claude Code OAuth token (`claude setup-token`), instead of the API key. */
+  claudeCodeOauthToken: string | undefined;
+  /** The model provider, when not Anthropic's API (at most one; model/provider-settings.ts). */
+  useBedrock: boolean;
+  useVertex: boolean;
+  useFoundry: boolean;
   githubToken: string;
   prompt: string | undefined;
   /** Relative to the repository root, normalized (`./a/../b.yml` → `b.yml`). */
@@ -35,6 +41,9 @@ export interface ActionInputs {
 
 /** The defaults of action.yml, applied here too so a run outside the runner behaves the same. */
 export const INPUT_DEFAULTS = Object.freeze({
+  'use-bedrock': false,
+  'use-vertex': false,
+  'use-foundry': false,
   policy: '.github/ci-agent.yml',
   'trigger-label': 'ci-agent',
   'branch-prefix': 'ci-agent/',
@@ -63,7 +72,7 @@ export function getInputFrom(env: InputEnvironment, name: string): string {
   return withRunnerEnv(env, () => core.getInput(name));
 }
 
-const SECRET_INPUTS = ['anthropic-api-key', 'github-token'] as const;
+const SECRET_INPUTS = ['anthropic-api-key', 'claude-code-oauth-token', 'github-token'] as const;
 
 /** An issue message: what was expected and what was found (secrets are never echoed). */
 function expected(form: string, value: string, secret = false): string {
@@ -140,6 +149,8 @@ function artifactName(value: string): string | undefined {
   return /[":<>|*?\r\n\\/]/.test(value) ? undefined : value;
 }
 
+const BOOLEAN_FORM = 'true or false (also True, TRUE, False, FALSE)';
+
 const githubToken = z.string().transform((value, ctx) => {
   if (value !== '') return value;
   ctx.addIssue({
@@ -152,6 +163,10 @@ const githubToken = z.string().transform((value, ctx) => {
 const inputsSchema = z
   .object({
     'anthropic-api-key': field('an Anthropic API key', anyText),
+    'claude-code-oauth-token': field('a Claude Code OAuth token', anyText),
+    'use-bedrock': field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS['use-bedrock']),
+    'use-vertex': field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS['use-vertex']),
+    'use-foundry': field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS['use-foundry']),
     'github-token': githubToken,
     prompt: field('a prompt', anyText),
     policy: field(
@@ -177,24 +192,20 @@ const inputsSchema = z
       loginList,
       Object.freeze([]) as readonly string[],
     ),
-    'upload-artifact': field(
-      'true or false (also True, TRUE, False, FALSE)',
-      yamlBoolean,
-      INPUT_DEFAULTS['upload-artifact'],
-    ),
+    'upload-artifact': field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS['upload-artifact']),
     'artifact-name': field(
       'an artifact name without " : < > | * ? \\ / or line breaks',
       artifactName,
       INPUT_DEFAULTS['artifact-name'],
     ),
-    comment: field(
-      'true or false (also True, TRUE, False, FALSE)',
-      yamlBoolean,
-      INPUT_DEFAULTS.comment,
-    ),
+    comment: field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS.comment),
   })
   .transform((raw): ActionInputs => ({
     anthropicApiKey: raw['anthropic-api-key'],
+    claudeCodeOauthToken: raw['claude-code-oauth-token'],
+    useBedrock: raw['use-bedrock'],
+    useVertex: raw['use-vertex'],
+    useFoundry: raw['use-foundry'],
     githubToken: raw['github-token'],
     prompt: raw.prompt,
     policy: raw.policy,

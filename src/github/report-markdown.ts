@@ -65,6 +65,8 @@ export interface ReportContext {
   sandbox?:
     | { kind: 'sandboxed'; description: string; fork?: boolean }
     | { kind: 'unsandboxed'; why: string };
+  /** Where the model was reached, when not Anthropic's API: `Amazon Bedrock (us-east-1)`. */
+  provider?: string;
 }
 
 export interface RenderOptions {
@@ -210,7 +212,7 @@ function accidentalChange(
 
 function compose(view: View, diffBudget: number, caps: Caps): string {
   const { report, context } = view;
-  const parts = [REPORT_MARKER, heading(view), numbers(report)];
+  const parts = [REPORT_MARKER, heading(view), numbers(report, context.provider)];
   if (context.partial)
     parts.push(
       `> The run was stopped before it finished: this report shows what happened until then.`,
@@ -271,9 +273,10 @@ function heading(view: View): string {
   return heading.filter((part) => part !== undefined).join('\n\n');
 }
 
-function numbers(report: RunReport): string {
+function numbers(report: RunReport, provider: string | undefined): string {
   const result = report.result;
-  const model = escapeText(report.model ?? 'unknown');
+  const on = provider === undefined ? '' : ` on ${escapeText(provider)}`;
+  const model = `${escapeText(report.model ?? 'unknown')}${on}`;
   if (!result) return `Model: ${model} · ${report.calls.length} tool calls so far`;
   const tokens =
     result.usage.input_tokens +
@@ -286,7 +289,7 @@ function numbers(report: RunReport): string {
     `${thousands(tokens)} tokens`,
     `$${result.totalCostUsd.toFixed(4)}`,
     `${(result.durationMs / 1000).toFixed(1)} s`,
-    `model ${report.model ? model : escapeText(Object.keys(result.modelUsage).join(', '))}`,
+    `model ${report.model ? model : `${escapeText(Object.keys(result.modelUsage).join(', '))}${on}`}`,
     ...incidents(report),
   ].join(' · ');
 }
@@ -469,6 +472,7 @@ class Notes {
 /** Short labels for the step that decided, when no rule did. */
 const SOURCE_LABELS: Record<string, string> = {
   workspace: 'outside the workspace',
+  credentials: "the model provider's credentials",
   'deny-rule': 'deny rule',
   hook: 'PreToolUse hook',
   'ask-rule': 'ask rule',

@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { findHookScripts } from '../hooks/hook-scripts.js';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
 import { CI_AGENT_VERSION } from '../cli/render.js';
@@ -26,9 +26,11 @@ import type { SecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
 import { redactNdjsonFile } from '../log/redact-ndjson.js';
-import { anthropicBaseUrlFromEnv, createAnthropicClient } from '../model/anthropic-client.js';
+import { configureModelProvider } from '../model/model-provider.js';
+import type { ModelProvider } from '../model/model-provider.js';
+import { envLookup, layeredLookup, mapLookup } from '../model/provider-env.js';
 import { retryLine } from '../model/retry-policy.js';
-import { DEFAULT_MODEL, resolveModelAlias } from '../model/pricing.js';
+import { findCredentialFiles } from '../util/credential-files.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
 import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
@@ -161,21 +163,60 @@ export async function runAction(
     allowedBots: inputs.allowedBots,
   });
   if (!authorization.allowed) return await skipped(commands, authorization.reason);
-  if (!inputs.anthropicApiKey) {
-    throw new Error(
-      'anthropic-api-key: expected an Anthropic API key (pass it from a secret), got nothing',
-    );
-  }
-  // A malformed ANTHROPIC_BASE_URL fails here, naming the variable, before any comment or run.
-  anthropicBaseUrlFromEnv(env);
-  return work(task, event, inputs, inputs.anthropicApiKey, octokit, context, early);
+  // A provider set up wrong (no credential, no region, two providers, a malformed URL) fails
+  // here, naming the input or variable, before any comment or run.
+  const provider = actionModelProvider(inputs, env);
+  for (const secret of provider.secrets) commands.setSecret(secret);
+  for (const warning of provider.warnings) commands.warning(masker.mask(warning));
+  return work(task, event, inputs, provider, octokit, context, early);
+}
+
+/** The inputs a provider variable may come from, named as inputs in messages. */
+const PROVIDER_INPUTS: Readonly<Record<string, string>> = {
+  ANTHROPIC_API_KEY: 'anthropic-api-key',
+  CLAUDE_CODE_OAUTH_TOKEN: 'claude-code-oauth-token',
+  CLAUDE_CODE_USE_BEDROCK: 'use-bedrock',
+  CLAUDE_CODE_USE_VERTEX: 'use-vertex',
+  CLAUDE_CODE_USE_FOUNDRY: 'use-foundry',
+};
+
+/**
+ * The model connection: the inputs, then the job's environment (where
+ * aws-actions/configure-aws-credentials and google-github-actions/auth leave theirs), by Claude
+ * Code's variable names. Not the settings files' `env`: a setting meant for the developers' own
+ * Claude Code must not move the action to another provider.
+ */
+function actionModelProvider(
+  inputs: Readonly<ActionInputs>,
+  env: NodeJS.ProcessEnv,
+): ModelProvider {
+  const switched = (on: boolean) => (on ? '1' : undefined);
+  const fromInputs = mapLookup(
+    {
+      ANTHROPIC_API_KEY: inputs.anthropicApiKey,
+      CLAUDE_CODE_OAUTH_TOKEN: inputs.claudeCodeOauthToken,
+      CLAUDE_CODE_USE_BEDROCK: switched(inputs.useBedrock),
+      CLAUDE_CODE_USE_VERTEX: switched(inputs.useVertex),
+      CLAUDE_CODE_USE_FOUNDRY: switched(inputs.useFoundry),
+    },
+    (name) => `the ${PROVIDER_INPUTS[name]} input`,
+  );
+  return configureModelProvider({
+    lookup: layeredLookup(fromInputs, envLookup(env)),
+    nameOf: (variable) =>
+      Object.hasOwn(PROVIDER_INPUTS, variable)
+        ? `the ${PROVIDER_INPUTS[variable]} input`
+        : variable,
+    requestedModel: inputs.model,
+    cwd: workspaceOf(env),
+  });
 }
 
 async function work(
   task: Task,
   event: GitHubEvent,
   inputs: Readonly<ActionInputs>,
-  apiKey: string,
+  provider: ModelProvider,
   octokit: GitHubClient,
   context: RunContext,
   early: (() => Promise<CheckoutState>) | undefined,
@@ -282,6 +323,14 @@ async function work(
       : await readCheckoutState(workspace, inputs.policy);
     for (const { message, properties } of policyAnnotations(policy))
       commands.warning(masker.mask(message), properties);
+    const modelEnvNames = Object.keys(policy.modelEnv);
+    if (modelEnvNames.length > 0) {
+      commands.warning(
+        masker.mask(
+          `the settings files' env sets ${modelEnvNames.join(', ')}: the action takes its model connection from its inputs and the job's environment, so these are not used (ci-agent -p reads them, as Claude Code does)`,
+        ),
+      );
+    }
     // Before the test command and the first model request: a sandbox that cannot start stops
     // the run here, before anything the agent causes has run.
     const contained = await startRunSandbox(policy, {
@@ -365,15 +414,19 @@ async function work(
       version: CI_AGENT_VERSION,
       masker,
       ...(sandbox && { sandbox: sandbox.describe() }),
+      provider: provider.description,
     });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;
+    // A cloud provider's SDK is loaded here, only when chosen (model/provider-client.ts).
+    const modelClient = await provider.client();
     const session = runSession({
       prompt,
       cwd: workspace,
       environment,
-      model: resolveModelAlias(inputs.model ?? DEFAULT_MODEL),
-      modelClient: createAnthropicClient({ apiKey, baseURL: anthropicBaseUrlFromEnv(env) }),
+      model: provider.models.model,
+      smallFastModel: provider.models.smallFastModel,
+      modelClient,
       permissionMode: policy.permissions.defaultMode ?? 'default',
       rules: policy.permissions,
       ...decisionOptions(policy, inputs.policy),
@@ -421,7 +474,10 @@ async function work(
     // as a patch, not pushed; finish() fails the run and says which file.
     runnerFilesChanged.push(...(await restoreRunnerFiles(runnerFiles)));
 
-    commitSha = await commitAll(git, commitMessage(task));
+    // Never the provider's credentials file that google-github-actions/auth left in the checkout.
+    commitSha = await commitAll(git, commitMessage(task), undefined, {
+      exclude: credentialFilesIn(workspace, env),
+    });
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
     // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
     // the text one scanned, and every value found is masked from here on, the report's diff too.
@@ -606,6 +662,9 @@ async function work(
           links,
           ...(errorDetails !== undefined && { errorDetails }),
           ...(sandboxReport && { sandbox: sandboxReport }),
+          ...(provider.description.provider !== 'anthropic' && {
+            provider: provider.description.label,
+          }),
           artifactFiles: uploaded,
         },
         { mask: (text) => masker.mask(text) },
@@ -735,6 +794,13 @@ function commitMessage(task: Task): string {
 
 function minutes(value: number | undefined): number | undefined {
   return value === undefined ? undefined : value * 60_000;
+}
+
+/** The credential files inside the workspace, relative to it (util/credential-files.ts). */
+function credentialFilesIn(workspace: string, env: NodeJS.ProcessEnv): string[] {
+  return findCredentialFiles(env, workspace, [workspace])
+    .map((path) => relative(workspace, path))
+    .filter((path) => path !== '' && !path.startsWith('..') && !isAbsolute(path));
 }
 
 function workspaceOf(env: NodeJS.ProcessEnv): string {

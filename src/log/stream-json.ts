@@ -52,6 +52,11 @@ export interface StreamJsonMapperOptions {
   masker?: SecretMasker;
   /** Reported on `system/init` as `ci_agent_sandbox`: the sandbox's one line; absent: `none`. */
   sandbox?: string;
+  /**
+   * The model connection (model/provider-models.ts): `apiKeySource` as Claude Code names it,
+   * and `ci_agent_provider` with where its credentials came from. Absent: an Anthropic API key.
+   */
+  provider?: { provider: string; label: string; apiKeySource: string; credentials: string };
 }
 
 export class StreamJsonMapper {
@@ -131,13 +136,19 @@ export class StreamJsonMapper {
             model: event.model,
             permissionMode: event.permissionMode,
             slash_commands: [],
-            apiKeySource: 'ANTHROPIC_API_KEY',
+            apiKeySource: this.options.provider?.apiKeySource ?? 'ANTHROPIC_API_KEY',
             output_style: 'default',
             ci_agent_version: this.options.version,
             // What ends the processes of each Bash call and hook (docs/POLICY.md).
             ci_agent_process_scope: processScopeMechanism(),
             // Whether Bash, hooks and MCP servers run in the OS sandbox, and which (src/sandbox/).
             ci_agent_sandbox: this.options.sandbox ?? 'none',
+            // Which provider the model is reached through, and with whose credentials (never them).
+            ...(this.options.provider && {
+              ci_agent_provider: this.options.provider.provider,
+              ci_agent_provider_label: this.options.provider.label,
+              ci_agent_credentials_from: this.options.provider.credentials,
+            }),
             ...base(),
           },
         ];

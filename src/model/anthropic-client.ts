@@ -15,7 +15,9 @@ import type {
   Tool,
   ToolUnion,
 } from '@anthropic-ai/sdk/resources/messages';
+import type { Messages } from '@anthropic-ai/sdk/resources/messages/messages';
 import { abortedError, droppedStreamError, toModelError } from './anthropic-errors.js';
+import type { ErrorContext } from './anthropic-errors.js';
 import { MessageAccumulator } from './message-accumulator.js';
 import { ModelError } from './model-client.js';
 import { withCacheBreakpoints } from './prompt-cache.js';
@@ -54,14 +56,41 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     ...(options.defaultHeaders === undefined ? {} : { defaultHeaders: options.defaultHeaders }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
   });
-  const caching = options.promptCaching ?? true;
   const url = messagesUrl(options.baseURL ?? DEFAULT_ANTHROPIC_BASE_URL);
-  return { stream: (request) => streamMessage(sdk, request, caching, url) };
+  return createStreamingClient(sdk, {
+    caching: options.promptCaching ?? true,
+    urlOf: () => url,
+  });
 }
 
 /** Where the SDK sends a Messages request for this base URL (it joins them the same way). */
-function messagesUrl(baseURL: string): string {
+export function messagesUrl(baseURL: string): string {
   return `${baseURL.replace(/\/+$/, '')}/v1/messages`;
+}
+
+/** An SDK client of the Anthropic family: Anthropic's own, Bedrock's, Vertex AI's, Foundry's. */
+export interface MessagesSdk {
+  messages: Pick<Messages, 'create'>;
+}
+
+export interface StreamingClientOptions {
+  /** `cache_control` breakpoints on the repeated prefix (prompt-cache.ts). */
+  caching: boolean;
+  /** Where a request for this model goes, for the messages that say where a failure was. */
+  urlOf: (model: string) => string;
+  /** What the error messages say about the service; Anthropic's API key by default. */
+  errors?: ErrorContext;
+}
+
+/** The port over any SDK of the family: they share the request, the stream and the errors. */
+export function createStreamingClient(
+  sdk: MessagesSdk,
+  options: StreamingClientOptions,
+): ModelClient {
+  return {
+    stream: (request) =>
+      streamMessage(sdk, request, options.caching, options.urlOf(request.model), options.errors),
+  };
 }
 
 /**
@@ -97,10 +126,11 @@ export function anthropicBaseUrlFromEnv(
 }
 
 async function* streamMessage(
-  sdk: MessagesClient,
+  sdk: MessagesSdk,
   request: ModelRequest,
   caching: boolean,
   url: string,
+  errors: ErrorContext | undefined,
 ): AsyncGenerator<ModelStreamEvent> {
   const { signal } = request;
   const accumulator = new MessageAccumulator();
@@ -114,7 +144,7 @@ async function* streamMessage(
   } catch (error) {
     // A connection that breaks after message_stop has still delivered the whole message.
     if (accumulator.complete) return;
-    throw toModelError(error, signal, url);
+    throw toModelError(error, signal, url, errors);
   }
   // The SDK ends the iteration quietly when the signal aborts, so an early end needs a second look.
   if (signal?.aborted === true) throw abortedError(signal.reason);

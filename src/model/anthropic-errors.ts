@@ -1,7 +1,8 @@
 /**
- * Sorts whatever the Anthropic SDK or the network threw into one `ModelError`. The loop retries
- * what is retryable and stops the run with the message otherwise, so each message names what the
- * operator has to change.
+ * Sorts whatever the Anthropic SDK (or a provider's SDK built on it) or the network threw into one
+ * `ModelError`. The loop retries what is retryable and stops the run with the message otherwise,
+ * so each message names what the operator has to change: the `ErrorContext` says which service
+ * it was and which variables set it up (provider-errors.ts makes one per provider).
  */
 
 import { APIConnectionError, APIError, APIUserAbortError } from './anthropic-sdk.js';
@@ -14,6 +15,37 @@ const RETRYABLE_ERROR_TYPES = new Set([
   'api_error',
   'timeout_error',
 ]);
+
+/** What the messages say about the service and its configuration. */
+export interface ErrorContext {
+  /** `the Anthropic API`, `Amazon Bedrock`. */
+  service: string;
+  /** The 401 message, around the response's own words. */
+  rejected(detail: string): string;
+  /** The 403 message. */
+  forbidden(detail: string): string;
+  /** What sets the URL, for a host that cannot be reached: `ANTHROPIC_BASE_URL`. */
+  urlVariable: string;
+  /** The error's type when the body has none in Anthropic's shape (Bedrock's, Vertex AI's). */
+  errorTypeOf?(error: APIError): string | undefined;
+  /** Provider error types (lower case) and what they mean. */
+  kinds?: Readonly<Record<string, ModelErrorKind>>;
+  /**
+   * The SDK reports a failure to get credentials before the request as a connection error; the
+   * context says which of those no retry can fix (no credentials at all, a refused token).
+   */
+  credentialFailure?(error: APIConnectionError, url: string | undefined): ModelError | undefined;
+}
+
+/** The Anthropic API with an API key in ANTHROPIC_API_KEY: the messages as they always were. */
+export const ANTHROPIC_API_KEY_ERRORS: ErrorContext = {
+  service: 'the Anthropic API',
+  rejected: (detail) =>
+    `The Anthropic API rejected the API key (${detail}). Check that ANTHROPIC_API_KEY holds a valid, active key.`,
+  forbidden: (detail) =>
+    `The API key in ANTHROPIC_API_KEY is not allowed to make this request (${detail}). Check the key's workspace and model access.`,
+  urlVariable: 'ANTHROPIC_BASE_URL',
+};
 
 export function abortedError(cause?: unknown): ModelError {
   return new ModelError('The model request was aborted.', {
@@ -45,12 +77,14 @@ export function toModelError(
   error: unknown,
   signal: AbortSignal | undefined,
   url?: string,
+  context: ErrorContext = ANTHROPIC_API_KEY_ERRORS,
 ): ModelError {
   if (error instanceof ModelError) return error;
   if (signal?.aborted === true || error instanceof APIUserAbortError)
     return abortedError(signal?.reason ?? error);
-  if (error instanceof APIConnectionError) return connectionError(error, url);
-  if (isApiError(error)) return fromApiError(error, url);
+  if (error instanceof APIConnectionError)
+    return context.credentialFailure?.(error, url) ?? connectionError(error, url, context);
+  if (isApiError(error)) return fromApiError(error, url, context);
   if (isBrokenConnection(error)) return droppedStreamError(error, url);
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model request failed: ${message}`, {
@@ -69,7 +103,11 @@ function isApiError(error: unknown): error is APIError {
  * No response at all. Node's fetch nests the socket's error (`connect ECONNREFUSED …`) two causes
  * down, under "Connection error." and "fetch failed": the message names that one and the URL.
  */
-function connectionError(error: APIConnectionError, url: string | undefined): ModelError {
+function connectionError(
+  error: APIConnectionError,
+  url: string | undefined,
+  context: ErrorContext,
+): ModelError {
   const detail = innermostMessage(error);
   const networkCode = codeInChain(error);
   const where = url === undefined ? '' : ` at ${url}`;
@@ -84,23 +122,23 @@ function connectionError(error: APIConnectionError, url: string | undefined): Mo
   // again cannot help, and the fix is the URL.
   if (detail === 'bad port') {
     return new ModelError(
-      `Could not reach the Anthropic API${where}: fetch never connects to this port (a blocked "bad port", https://fetch.spec.whatwg.org/#port-blocking). Use another port in ANTHROPIC_BASE_URL.`,
+      `Could not reach ${context.service}${where}: fetch never connects to this port (a blocked "bad port", https://fetch.spec.whatwg.org/#port-blocking). Use another port in ${context.urlVariable}.`,
       { ...common, retryable: false },
     );
   }
   const hint = isUnreachable(networkCode)
-    ? ' Check ANTHROPIC_BASE_URL and that the runner can reach that host.'
+    ? ` Check ${context.urlVariable} and that the runner can reach that host.`
     : '';
-  return new ModelError(`Could not reach the Anthropic API${where} (${detail}).${hint}`, {
+  return new ModelError(`Could not reach ${context.service}${where} (${detail}).${hint}`, {
     ...common,
     retryable: true,
   });
 }
 
-function fromApiError(error: APIError, url: string | undefined): ModelError {
+function fromApiError(error: APIError, url: string | undefined, context: ErrorContext): ModelError {
   const status = error.status;
-  const errorType = error.type ?? undefined;
-  const detail = describe(error);
+  const errorType = error.type ?? context.errorTypeOf?.(error) ?? undefined;
+  const detail = describe(error, errorType);
   const common = {
     ...(status === undefined ? {} : { status }),
     ...(errorType === undefined ? {} : { errorType }),
@@ -110,30 +148,44 @@ function fromApiError(error: APIError, url: string | undefined): ModelError {
     cause: error,
   };
 
-  if (status === 401 || errorType === 'authentication_error') {
-    return new ModelError(
-      `The Anthropic API rejected the API key (${detail}). Check that ANTHROPIC_API_KEY holds a valid, active key.`,
-      { ...common, kind: 'authentication', retryable: false },
-    );
-  }
-  if (status === 403 || errorType === 'permission_error') {
-    return new ModelError(
-      `The API key in ANTHROPIC_API_KEY is not allowed to make this request (${detail}). Check the key's workspace and model access.`,
-      { ...common, kind: 'permission', retryable: false },
-    );
-  }
-
-  const kind = retryableKind(status, errorType);
-  if (kind !== undefined) {
-    const retryAfterMs = parseRetryAfter(error.headers);
-    return new ModelError(`The Anthropic API is temporarily unavailable (${detail}).`, {
+  const providerKind =
+    errorType === undefined ? undefined : context.kinds?.[errorType.toLowerCase()];
+  if (
+    providerKind === 'authentication' ||
+    (providerKind === undefined && (status === 401 || errorType === 'authentication_error'))
+  ) {
+    return new ModelError(context.rejected(detail), {
       ...common,
-      kind,
-      retryable: true,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      kind: 'authentication',
+      retryable: false,
     });
   }
-  return new ModelError(`The Anthropic API refused the request (${detail}).`, {
+  if (
+    providerKind === 'permission' ||
+    (providerKind === undefined && (status === 403 || errorType === 'permission_error'))
+  ) {
+    return new ModelError(context.forbidden(detail), {
+      ...common,
+      kind: 'permission',
+      retryable: false,
+    });
+  }
+
+  const kind =
+    providerKind === undefined ? retryableKind(status, errorType) : retryableOnly(providerKind);
+  if (kind !== undefined) {
+    const retryAfterMs = parseRetryAfter(error.headers);
+    return new ModelError(
+      `${capitalized(context.service)} is temporarily unavailable (${detail}).`,
+      {
+        ...common,
+        kind,
+        retryable: true,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      },
+    );
+  }
+  return new ModelError(`${capitalized(context.service)} refused the request (${detail}).`, {
     ...common,
     kind: 'invalid-request',
     retryable: false,
@@ -153,11 +205,41 @@ function retryableKind(
   return undefined;
 }
 
-function describe(error: APIError): string {
+/** The kinds a provider's error type can name that a retry may fix. */
+function retryableOnly(kind: ModelErrorKind): ModelErrorKind | undefined {
+  return kind === 'rate-limit' || kind === 'overloaded' || kind === 'server' ? kind : undefined;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function describe(error: APIError, errorType: string | undefined): string {
   const parts = [error.status === undefined ? 'stream error' : String(error.status)];
-  if (error.type) parts.push(error.type);
+  if (errorType) parts.push(errorType);
   const text = parts.join(' ');
-  return error.apiMessage ? `${text}: ${error.apiMessage}` : text;
+  const message = error.apiMessage ?? bodyMessage(error.error);
+  return message ? `${text}: ${message}` : text;
+}
+
+/**
+ * The message of an error body in another shape than Anthropic's: Bedrock's `{"message": …}`,
+ * Google's `{"error": {"message": …}}`, also inside a one-element list.
+ */
+function bodyMessage(body: unknown): string | undefined {
+  const first: unknown = Array.isArray(body) ? body[0] : body;
+  if (typeof first !== 'object' || first === null) return undefined;
+  const record = first as Record<string, unknown>;
+  const nested = record['error'];
+  const candidates = [
+    record['message'],
+    record['Message'],
+    typeof nested === 'object' && nested !== null
+      ? (nested as Record<string, unknown>)['message']
+      : undefined,
+  ];
+  const found = candidates.find((value) => typeof value === 'string' && value !== '');
+  return typeof found === 'string' ? found : undefined;
 }
 
 /**
@@ -181,7 +263,7 @@ const BROKEN_CONNECTION_CODES = new Set([
 ]);
 
 /** The first network error code along the cause chain (an AggregateError: its first error's). */
-function codeInChain(error: unknown): string | undefined {
+export function codeInChain(error: unknown): string | undefined {
   for (const link of causeChain(error)) {
     const code = errorCode(link);
     if (code !== undefined) return code;
@@ -190,14 +272,14 @@ function codeInChain(error: unknown): string | undefined {
 }
 
 /** The message of the deepest error along the cause chain that has one. */
-function innermostMessage(error: unknown): string {
+export function innermostMessage(error: unknown): string {
   let message = error instanceof Error ? error.message : String(error);
   for (const link of causeChain(error)) if (link.message !== '') message = link.message;
   return message;
 }
 
 /** `error`, its cause, their cause, …, stepping into an AggregateError's first error. */
-function causeChain(error: unknown): Error[] {
+export function causeChain(error: unknown): Error[] {
   const chain: Error[] = [];
   let link: unknown = error;
   while (link instanceof Error && chain.length < 8 && !chain.includes(link)) {

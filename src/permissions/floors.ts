@@ -7,6 +7,9 @@
  *   2a. sandbox — a file tool reading what the OS sandbox hides (/proc, the home's credentials,
  *      the runner's folders), in every mode: the tools run outside the sandbox, and would
  *      otherwise be the way around it
+ *   2b. credentials — any tool reading or changing a model provider's credentials file
+ *      (credential-files.ts: what GOOGLE_APPLICATION_CREDENTIALS and its kin name, and the
+ *      `gha-creds-*.json` google-github-actions/auth writes into the workspace), in every mode
  *   3. workspace — a change outside the workspace roots: an edit's paths, in every mode; a file
  *      a command visibly writes (`> ~/.bashrc`, `cp x /etc/`), in every mode but
  *      bypassPermissions (which lets commands do what they like, as in Claude Code)
@@ -44,6 +47,7 @@ export function floorVerdict(request: FloorRequest, policy: PermissionPolicy): V
     denyRuleVerdict(request, policy) ??
     criticalVerdict(request, policy) ??
     sandboxVerdict(request, policy) ??
+    credentialsVerdict(request, policy) ??
     outsideVerdict(request, policy) ??
     judgeVerdict(request, policy, written) ??
     protectedVerdict(request, policy, written) ??
@@ -99,6 +103,22 @@ function sandboxVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict 
     source: 'sandbox',
     matchedRules: [],
     reason: `${request.toolName} may not read ${unique(hidden).join(', ')}: the sandbox keeps it out of sight of everything the agent runs (kernel interfaces, the home directory's credentials, the runner's files); nothing allows that in CI`,
+  };
+}
+
+function credentialsVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {
+  const isCredential = policy.isCredentialFile;
+  if (!isCredential) return undefined;
+  const touched = [
+    ...(request.request.paths ?? []),
+    ...(request.request.fileOperands ?? []).map((operand) => operand.path),
+  ].filter((path) => isCredential(path));
+  if (touched.length === 0) return undefined;
+  return {
+    behavior: 'deny',
+    source: 'credentials',
+    matchedRules: [],
+    reason: `${request.toolName} may not touch ${unique(touched).join(', ')}: it holds the model provider's credentials, which nothing the agent runs may read; nothing allows that in CI`,
   };
 }
 

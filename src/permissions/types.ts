@@ -61,11 +61,17 @@ export interface PermissionPolicy {
    * the file tools, which run outside it, read nothing it hides. Absent: no sandbox.
    */
   sandboxHides?: (path: string) => boolean;
+  /**
+   * Whether a real absolute path holds a model provider's credentials (credential-files.ts): no
+   * tool reads or changes it, in every mode. Absent: none is known.
+   */
+  isCredentialFile?: (path: string) => boolean;
 }
 
 /** Which step of the evaluation order produced the decision. */
 export type DecisionSource =
   | 'sandbox'
+  | 'credentials'
   | 'workspace'
   | 'deny-rule'
   | 'hook'

@@ -47,6 +47,19 @@ export function mergeLayers(input: MergeInput): LoadedPolicy {
       string,
       string
     >,
+    modelEnv: Object.assign(
+      {},
+      ...layers
+        .toReversed()
+        .map((layer) =>
+          Object.fromEntries(
+            Object.entries(layer.modelEnv ?? {}).map(([name, value]) => [
+              name,
+              { value, source: layer.source.path },
+            ]),
+          ),
+        ),
+    ) as Record<string, { value: string; source: string }>,
     mcp: input.policy?.mcp ?? EMPTY_MCP_POLICY,
     push: { allowCiChanges: input.policy?.push?.allowCiChanges ?? false },
     sandbox: mergeSandbox(

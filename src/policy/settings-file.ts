@@ -60,7 +60,11 @@ export function parseSettingsFile(source: SourceText): PolicyLayer {
   if (value.permissions !== undefined) readPermissions(value.permissions, source, layer, findings);
   if (value.hooks !== undefined)
     layer.hooks = readSettingsHooks(value.hooks, source.path, findings);
-  if (value.env !== undefined) layer.env = readSettingsEnv(value.env, findings);
+  if (value.env !== undefined) {
+    const read = readSettingsEnv(value.env, findings, source.kind);
+    layer.env = read.env;
+    if (Object.keys(read.modelEnv).length > 0) layer.modelEnv = read.modelEnv;
+  }
   if (value.sandbox !== undefined) {
     const sandbox = readSettingsSandbox(value.sandbox, source, findings);
     if (sandbox) layer.sandbox = sandbox;

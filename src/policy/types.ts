@@ -68,6 +68,8 @@ export interface PolicyLayer {
   hooks: HooksConfig;
   /** A settings file's `env`, refused names already dropped; absent in the policy file. */
   env?: Record<string, string>;
+  /** The model connection's variables of a settings file's `env` (settings-env.ts). */
+  modelEnv?: Record<string, string>;
   /** The `sandbox` section (sandbox-settings.ts). */
   sandbox?: SandboxLayer;
   warnings: string[];
@@ -112,6 +114,12 @@ export interface LoadedPolicy {
   passEnv: readonly string[];
   /** The settings files' `env`, for tools and hooks; per name, the highest-precedence file wins. */
   env: Readonly<Record<string, string>>;
+  /**
+   * The model connection's variables from the settings files' `env` (CLAUDE_CODE_USE_BEDROCK,
+   * AWS_REGION, ANTHROPIC_MODEL, …), each with the file that set it; the highest-precedence
+   * file wins. The CLI lays them over its environment, as Claude Code does; the action does not.
+   */
+  modelEnv: Readonly<Record<string, { value: string; source: string }>>;
   /** MCP servers and their trust, from the policy file alone. */
   mcp: McpPolicy;
   /** What the action may push, from the policy file alone. */

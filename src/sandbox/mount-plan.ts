@@ -19,7 +19,10 @@
  *      caches the policy names;
  *   6. read-only again inside the writable places: the judges (policy and settings files, hook
  *      scripts, `.claude/`, `.mcp.json`, `.github/workflows`, `.github/actions`), the repository's
- *      `.git/config` and `.git/hooks`, and what the policy keeps from writes.
+ *      `.git/config` and `.git/hooks`, and what the policy keeps from writes;
+ *   7. hidden files, /dev/null bound over each, read-only (a host device, which nothing in the
+ *      sandbox's user namespace may open): the model provider's credential files, wherever they
+ *      are in sight (google-github-actions/auth writes its own into the workspace).
  *
  * Pure: paths in, mounts out. Which of the paths exist is the caller's to find out (sandbox.ts);
  * a path that does not exist is left out (bubblewrap cannot mount over nothing).
@@ -32,6 +35,8 @@ export type Mount =
   | { kind: 'bind'; source: string; target: string }
   /** Empty; read-only once every mount is made (the home stays writable: a call's scratch). */
   | { kind: 'tmpfs'; target: string; readOnly: boolean }
+  /** A file nothing inside can open or change: /dev/null bound over it, read-only. */
+  | { kind: 'hide-file'; target: string }
   | { kind: 'dev'; target: string }
   | { kind: 'proc'; target: string };
 
@@ -52,6 +57,8 @@ export interface MountPlanInput {
   readOnly: readonly string[];
   /** Files and folders bound in as they are (the network proxy's socket). */
   passThrough?: readonly string[];
+  /** Step 7: files hidden where the rest would show them (credential files). Real paths. */
+  hiddenFiles?: readonly string[];
 }
 
 export interface MountPlan {
@@ -104,28 +111,25 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
       target: path,
     })),
   ];
-  // The deepest mount over a path decides what the sandbox sees there; among equally deep ones,
-  // the later (they are made in order).
-  const decisive = (path: string): Mount | undefined => {
-    let best: Mount | undefined;
-    let bestDepth = -1;
-    for (const mount of mounts) {
-      if (!isInside(path, mount.target)) continue;
-      const depth = mount.target === '/' ? 0 : mount.target.split('/').length;
-      if (depth >= bestDepth) {
-        best = mount;
-        bestDepth = depth;
-      }
-    }
-    return best;
-  };
+  // Only where something would show them: a mount inside a hidden folder lands on nothing.
+  for (const file of unique(input.hiddenFiles ?? [])) {
+    const over = decisiveOf(mounts, file);
+    if (over !== undefined && over.kind !== 'tmpfs' && over !== privateTmp)
+      mounts.push({ kind: 'hide-file', target: file });
+  }
+  const decisive = (path: string): Mount | undefined => decisiveOf(mounts, path);
   const inPrivateTmp = (path: string) => isInside(path, input.privateTmp);
   const isHidden = (path: string): boolean => {
     if (inPrivateTmp(path)) return false;
     if (KERNEL_VIEWS.some((view) => isInside(path, view))) return true;
     const mount = decisive(path);
     // Under /tmp the sandbox sees its private folder, not this process's /tmp.
-    return mount === undefined || mount.kind === 'tmpfs' || mount === privateTmp;
+    return (
+      mount === undefined ||
+      mount.kind === 'tmpfs' ||
+      mount.kind === 'hide-file' ||
+      mount === privateTmp
+    );
   };
   const isWritable = (path: string): boolean => {
     if (inPrivateTmp(path)) return true;
@@ -139,6 +143,24 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     return rest === '' ? input.privateTmp : `${input.privateTmp}${sep}${rest}`;
   };
   return { mounts, isHidden, isWritable, hostPath };
+}
+
+/**
+ * The deepest mount over a path decides what the sandbox sees there; among equally deep ones,
+ * the later (they are made in order).
+ */
+function decisiveOf(mounts: readonly Mount[], path: string): Mount | undefined {
+  let best: Mount | undefined;
+  let bestDepth = -1;
+  for (const mount of mounts) {
+    if (!isInside(path, mount.target)) continue;
+    const depth = mount.target === '/' ? 0 : mount.target.split('/').length;
+    if (depth >= bestDepth) {
+      best = mount;
+      bestDepth = depth;
+    }
+  }
+  return best;
 }
 
 /**
@@ -161,6 +183,8 @@ function mountSteps(mounts: readonly Mount[]): string[] {
         return ['--bind', mount.source, mount.target];
       case 'tmpfs':
         return ['--tmpfs', mount.target];
+      case 'hide-file':
+        return ['--ro-bind', '/dev/null', mount.target];
       case 'dev':
         return ['--dev', mount.target];
       case 'proc':

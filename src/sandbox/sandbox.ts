@@ -35,6 +35,7 @@ import { explainProbeFailure, SandboxUnavailable } from './host-setup.js';
 import { isInside } from '../tools/paths.js';
 import type { SandboxView } from '../tools/tool.js';
 import { JUDGES_IN_ROOT } from '../permissions/judges.js';
+import { findCredentialFiles } from '../util/credential-files.js';
 
 export interface SandboxPolicy {
   allowedDomains: readonly string[];
@@ -277,6 +278,9 @@ function layout(request: SandboxRequest) {
     workspaceRoots: roots,
     home: realHome,
     hidden,
+    // The model provider's credential files: what the environment names, and what
+    // google-github-actions/auth left in the workspace (gha-creds-*.json).
+    hiddenFiles: existing(findCredentialFiles(env, roots[0] ?? '/', roots)),
     readable: existing([
       ...HOME_TOOL_FOLDERS.map((folder) => join(home, folder)),
       env.RUNNER_TOOL_CACHE,

@@ -79,7 +79,9 @@ export function searchHides(
   const hidesInside =
     mounts === undefined ||
     NOT_AS_HERE.some(inside) ||
-    mounts.some((mount) => mount.kind === 'tmpfs' && inside(mount.target));
+    mounts.some(
+      (mount) => (mount.kind === 'tmpfs' || mount.kind === 'hide-file') && inside(mount.target),
+    );
   if (!hidesInside) return isReadDenied;
   const real = (path: string) =>
     realRoot === root || !isInside(path, root) ? path : join(realRoot, relative(root, path));

@@ -1,0 +1,1 @@
+export * from '../101.index.js';

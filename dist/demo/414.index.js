@@ -1,0 +1,1 @@
+export * from '../414.index.js';

@@ -1,0 +1,1 @@
+export * from '../526.index.js';

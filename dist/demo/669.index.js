@@ -1,0 +1,1 @@
+export * from '../669.index.js';

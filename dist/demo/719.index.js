@@ -1,0 +1,1 @@
+export * from '../719.index.js';

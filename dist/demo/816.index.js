@@ -1,0 +1,1 @@
+export * from '../816.index.js';

@@ -1,0 +1,1 @@
+export * from '../820.index.js';
