@@ -22,12 +22,12 @@ import {
   bearerToken,
   isRecord,
   parseJson,
-  readBody,
   sameSecret,
   sendReply,
   startLoopbackHandler,
   stringField,
 } from './replay-http.js';
+import { readBody } from './loopback-server.js';
 import type { HttpReply } from './replay-http.js';
 import { anthropicError, replayMessages } from './replay-server.js';
 import { ReplaySession } from './replay-session.js';

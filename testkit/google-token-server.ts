@@ -26,11 +26,11 @@ import {
   decodePathSegment,
   isRecord,
   parseJson,
-  readBody,
   sameSecret,
   sendReply,
   startLoopbackHandler,
 } from './replay-http.js';
+import { readBody } from './loopback-server.js';
 import type { HttpReply } from './replay-http.js';
 import { ReplaySession } from './replay-session.js';
 import type { RecordedRequest } from './replay-session.js';

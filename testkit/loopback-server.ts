@@ -1,8 +1,9 @@
 /**
- * The lifecycle the loopback fakes share (the replay server, the fake GitHub, the artifact
- * service): listen on 127.0.0.1 on a free port, and close without waiting for clients.
+ * What the loopback fakes share (the replay and provider servers, the fake GitHub, the artifact
+ * service): listen on 127.0.0.1 on a free port, read a request's body, and close without waiting
+ * for clients.
  */
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 
 /** Listens on a free port of 127.0.0.1 and answers its base URL (`http://127.0.0.1:<port>`). */
 export async function listenOnLoopback(server: Server, name: string): Promise<string> {
@@ -22,5 +23,15 @@ export function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
+  });
+}
+
+/** A request's whole body as bytes (git's packs and Bedrock's signed bodies are binary). */
+export function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks)));
+    request.on('error', reject);
   });
 }

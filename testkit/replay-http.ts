@@ -56,15 +56,6 @@ export function sendReply(
   response.end(JSON.stringify(reply.body));
 }
 
-export function readBody(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
-}
-
 export function parseJson(text: string): unknown {
   if (text === '') return null;
   try {

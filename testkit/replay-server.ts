@@ -18,11 +18,11 @@ import type { SseEvent } from './replay-events.js';
 import {
   isRecord,
   parseJson,
-  readBody,
   sendReply,
   startLoopbackHandler,
   stringField,
 } from './replay-http.js';
+import { readBody } from './loopback-server.js';
 import type { HttpReply } from './replay-http.js';
 import { ReplaySession } from './replay-session.js';
 import type {

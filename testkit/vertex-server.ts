@@ -27,11 +27,11 @@ import {
   decodePathSegment,
   isRecord,
   parseJson,
-  readBody,
   sameSecret,
   sendReply,
   startLoopbackHandler,
 } from './replay-http.js';
+import { readBody } from './loopback-server.js';
 import type { HttpReply } from './replay-http.js';
 import { anthropicError, anthropicFaultReply, replayMessages } from './replay-server.js';
 import { ReplaySession } from './replay-session.js';

@@ -34,7 +34,7 @@ import {
   verifyRuntimeToken,
 } from './runtime-token.js';
 import type { ResultsScope } from './runtime-token.js';
-import { closeServer, listenOnLoopback } from '../loopback-server.js';
+import { closeServer, listenOnLoopback, readBody } from '../loopback-server.js';
 import { violationsOf } from './http.js';
 
 export type ArtifactOperation = 'CreateArtifact' | 'FinalizeArtifact' | 'UploadBlob';
@@ -193,7 +193,7 @@ export async function startArtifactService(
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const raw = await readBuffer(request);
+    const raw = await readBody(request);
     const url = new URL(request.url ?? '/', baseUrl);
     const recorded: RecordedArtifactRequest = {
       index: requests.length,
@@ -263,13 +263,4 @@ function parseObject(raw: Buffer): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function readBuffer(request: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks)));
-    request.on('error', reject);
-  });
 }

@@ -30,11 +30,11 @@ import { Sequences, seedState } from './seed.js';
 import type { GitHubSeed } from './seed.js';
 import type { GitHubState } from './state.js';
 import { GitHubStore } from './store.js';
-import { parseJson, readRawBody, recordableHeaders, send } from './wire.js';
+import { parseJson, recordableHeaders, send } from './wire.js';
 import { matchGitPath, serveGit } from './git-http.js';
 import type { TokenPermissions } from './token-access.js';
 import { acceptedPermissions, allows, notAccessible } from './token-access.js';
-import { closeServer, listenOnLoopback } from '../loopback-server.js';
+import { closeServer, listenOnLoopback, readBody } from '../loopback-server.js';
 
 export interface GitHubServerOptions {
   /**
@@ -182,7 +182,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const bytes = await readRawBody(request);
+    const bytes = await readBody(request);
     const url = new URL(request.url ?? '/', baseUrl);
     const git = matchGitPath(url.pathname);
     const raw = git === undefined ? bytes.toString('utf8') : '';
