@@ -130,6 +130,7 @@ export async function main(io: CliIo): Promise<number> {
       masker,
       ...(sandbox && { sandbox: sandbox.describe() }),
       ...(provider && { provider: provider.description }),
+      ...(policy.sourceDigests && { policy: policy.sourceDigests }),
     });
     const result = await runSession({
       prompt,
