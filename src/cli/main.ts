@@ -55,6 +55,11 @@ export interface CliIo {
 }
 
 export async function main(io: CliIo): Promise<number> {
+  // `ci-agent replay …` (docs/REPLAY.md): loaded only when asked for, as its own chunk.
+  if (io.argv[0] === 'replay') {
+    const { replayMain } = await import('./replay-command.js');
+    return replayMain(io, io.argv.slice(1));
+  }
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   let masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
