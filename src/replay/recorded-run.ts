@@ -221,7 +221,12 @@ class RunReader {
       model: line.message.model,
       content: line.message.content as unknown as AssistantContentBlock[],
       stopReason: line.message.stop_reason as StopReason | null,
-      usage: line.message.usage as unknown as Usage,
+      // The budget guard prices what the recording says each turn cost.
+      usage: {
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        ...line.message.usage,
+      },
     });
   }
 
