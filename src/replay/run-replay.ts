@@ -131,8 +131,8 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
     const sandboxed = (options.sandbox ?? true) && recorded.sandbox !== 'none';
     await options.runCli({
       argv: [
-        '-p',
-        source.prompt ?? `(replay of ${source.logPath}: the prompt is not in the recording)`,
+        // One argument, so that a prompt starting with "-" is not read as a flag.
+        `--print=${source.prompt ?? `(replay of ${source.logPath}: the prompt is not in the recording)`}`,
         '--model',
         recorded.model,
         '--log-file',
