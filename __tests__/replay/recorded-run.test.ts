@@ -154,6 +154,20 @@ describe('comparableText', () => {
     expect(text('0.5', 6)).not.toBe(text('0.5', 7));
   });
 
+  it.each([
+    ['TAP', '  duration_ms: 1.810588', '  duration_ms: <n>'],
+    ['pytest', '2 passed in 0.12s', '2 passed in <time>'],
+    ['jest', 'Time:        1.234 s', 'Time:        <time>'],
+  ])("leaves out %s's timings", (_, line, expected) => {
+    expect(comparableText(line, '/w')).toBe(expected);
+  });
+
+  it('keeps numbers that are not timings', () => {
+    expect(comparableText('ℹ tests 2\n  + 1.6666666666666667\nexit 1s2', '/w')).toBe(
+      'ℹ tests 2\n  + 1.6666666666666667\nexit 1s2',
+    );
+  });
+
   it('joins text blocks and names the others', () => {
     expect(
       comparableText(

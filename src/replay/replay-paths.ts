@@ -2,7 +2,7 @@
  * What is allowed to differ between a run and its replay without being a difference:
  * - where the checkout is: the recorded run's workspace path becomes the replay's in the
  *   model's tool inputs (`mapPaths`), and both become `<workspace>` in the results compared;
- * - timings: a test runner's `(1.57ms)` and `duration_ms 136.4` (`VOLATILE`).
+ * - timings: a test runner's `(1.57ms)`, `duration_ms 136.4`, `in 0.12s` (`VOLATILE`).
  * Everything else in a result is compared as it is.
  */
 
@@ -20,9 +20,11 @@ export function mapPaths(value: unknown, from: string, to: string): unknown {
 
 /** Timings, which no two runs share; each pattern with what stands in for it. */
 export const VOLATILE: readonly (readonly [RegExp, string])[] = [
-  [/\bduration_ms \d+(?:\.\d+)?/g, 'duration_ms <n>'],
+  // node --test: `ℹ duration_ms 136.4` (spec), `duration_ms: 1.81` (TAP).
+  [/\b(duration_ms:?) \d+(?:\.\d+)?/g, '$1 <n>'],
   [/\b\d+(?:\.\d+)?\s?(?:ms|µs|ns)\b/g, '<time>'],
-  [/\b\d+(?:\.\d+)?s\b(?= *(?:\)|$))/gm, '<time>'],
+  // `in 0.12s)`, `Time: 1.234 s` at the end of a line.
+  [/\b\d+(?:\.\d+)? ?s\b(?= *(?:\)|$))/gm, '<time>'],
 ];
 
 /**
