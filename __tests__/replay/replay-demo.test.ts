@@ -4,7 +4,15 @@
  * through the CLI's main() with real git, tools and sandbox, against temp checkouts.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -83,6 +91,7 @@ describe('ci-agent replay of the demo run', () => {
   it('reproduces it with no differences, and exits 0', async () => {
     const { code, stdout } = await replay(demo.artifactsDir, '--repo', demo.repository);
     expect(stdout).toContain('no differences: every tool result and decision is as recorded');
+    expect(stdout).toMatch(/ {2}sandbox: bubblewrap .* \(as recorded\)/);
     expect(stdout).toContain('5 of 5 recorded model turns replayed, 5 tool calls recorded');
     expect(stdout).toContain('policy: as recorded');
     expect(code).toBe(0);
@@ -150,6 +159,66 @@ describe('ci-agent replay of the demo run', () => {
       );
       expect(stdout).toContain('1 difference:');
       expect(code).toBe(1);
+    });
+  });
+
+  describe("when the checkout's hooks changed", () => {
+    it('runs them, and shows the calls a new PreToolUse hook blocks', async () => {
+      const repo = await workingClone();
+      const hooks = {
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Read',
+              hooks: [{ type: 'command', command: 'echo "no reading today" >&2; exit 2' }],
+            },
+          ],
+        },
+      };
+      mkdirSync(join(repo, '.claude'));
+      writeFileSync(join(repo, '.claude/settings.json'), JSON.stringify(hooks));
+      await git(repo, 'add', '.claude');
+      await git(repo, 'commit', '--quiet', '-m', 'A hook');
+      const { code, report } = await replayJson(
+        demo.artifactsDir,
+        '--repo',
+        repo,
+        '--commit',
+        'HEAD',
+      );
+      expect(
+        report.differences.map((item) => [item.kind, 'toolUseId' in item && item.toolUseId]),
+      ).toEqual([
+        ['policy', false],
+        ['decision', 'toolu_demo_02'],
+        ['result', 'toolu_demo_02'],
+        ['decision', 'toolu_demo_03'],
+        ['result', 'toolu_demo_03'],
+        // What follows from it: the Edit of a file never read is refused before any decision,
+        // so the tests still fail.
+        ['decision', 'toolu_demo_04'],
+        ['result', 'toolu_demo_04'],
+        ['result', 'toolu_demo_05'],
+      ]);
+      expect(report.differences[5]).toMatchObject({ kind: 'decision', replayed: null });
+      const [, decision, result] = report.differences;
+      expect(decision).toMatchObject({ replayed: { behavior: 'deny', source: 'hook' } });
+      expect(result?.kind === 'result' && result.replayed?.text).toContain('no reading today');
+      expect(code).toBe(1);
+    });
+  });
+
+  describe('with --no-sandbox', () => {
+    it('runs the calls unsandboxed and says so, their results unchanged', async () => {
+      const { code, stdout } = await replay(
+        demo.artifactsDir,
+        '--repo',
+        demo.repository,
+        '--no-sandbox',
+      );
+      expect(stdout).toMatch(/ {2}sandbox: none \(the recorded run's: bubblewrap/);
+      expect(stdout).toContain('no differences');
+      expect(code).toBe(0);
     });
   });
 

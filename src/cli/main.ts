@@ -49,7 +49,7 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Standard input, when it is not a terminal. */
   readStdin: () => Promise<string | undefined>;
-  /** For tests: a model client instead of the Anthropic one. */
+  /** A model client instead of the provider's: the tests', and `ci-agent replay`'s recording. */
   modelClient?: ModelClient;
   signal?: AbortSignal;
 }

@@ -17,6 +17,11 @@ export function reportText(report: ReplayReport): string {
       `  commit ${report.commit} (${report.commitRecorded ? 'as recorded' : 'given with --commit'}), checked out from ${report.repository}`,
     );
   lines.push(`  policy: ${policyLine(report)}`);
+  const { sandbox } = report;
+  if (sandbox.replayed !== undefined)
+    lines.push(
+      `  sandbox: ${sandbox.replayed === sandbox.recorded ? `${sandbox.recorded} (as recorded)` : `${sandbox.replayed} (the recorded run's: ${sandbox.recorded})`}`,
+    );
   lines.push(
     `  ${report.turns.replayed} of ${report.turns.recorded} recorded model turns replayed, ${report.calls} tool calls recorded`,
   );

@@ -65,6 +65,8 @@ export interface ReplayReport {
   /** `recorded`, `not-recorded` (an older log) or the override's path. */
   policy: string;
   turns: { recorded: number; replayed: number };
+  /** The recorded run's sandbox line (`none` without one), and the replay's. */
+  sandbox: { recorded: string; replayed: string | undefined };
   calls: number;
   differences: Difference[];
   /** Why it could not be replayed, when it could not. */
@@ -87,6 +89,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplayReport> {
     commitRecorded: options.commit === undefined,
     policy: options.policy ?? 'recorded',
     turns: { recorded: 0, replayed: 0 },
+    sandbox: { recorded: 'none', replayed: undefined },
     calls: 0,
     differences: [],
     stderr: [],
@@ -108,6 +111,7 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
   const recorded = parseRecordedRun(source.logText, source.logPath);
   report.turns.recorded = recorded.turns.length;
   report.calls = recorded.calls.length;
+  report.sandbox.recorded = recorded.sandbox;
   if (recorded.policy === undefined && options.policy === undefined) report.policy = 'not-recorded';
   const commit = options.commit ?? recorded.commit;
   if (commit === undefined || commit === null)
@@ -151,6 +155,7 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
     report.turns.replayed = model.turnsServed;
     // 4.
     const replayed = await readReplayed(logPath, report);
+    report.sandbox.replayed = replayed.sandbox;
     report.differences = compareRuns(recorded, replayed, {
       ignorePolicy: (digest) =>
         sandboxed && digest.kind === 'flag' && digest.sha256 === sha256Hex(SANDBOX_ON),
