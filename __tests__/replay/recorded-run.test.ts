@@ -94,6 +94,19 @@ describe('parseRecordedRun', () => {
       );
     });
 
+    it.each([
+      ['/', 'cwd: expected an absolute path of a folder below /'],
+      ['repo', 'cwd: expected an absolute path of a folder below /'],
+    ])('refuses the workspace %j, under which every path would move', (cwd, message) => {
+      expect(failure(log({ ...init, cwd }, result))).toBe(`run.jsonl:1: ${message}`);
+    });
+
+    it('refuses a commit that is not a full commit id', () => {
+      expect(failure(log({ ...init, ci_agent_commit: '--output=/tmp/x' }, result))).toBe(
+        'run.jsonl:1: ci_agent_commit: expected a full commit id (40 or 64 hex digits)',
+      );
+    });
+
     it('refuses a log that does not start with system/init', () => {
       expect(failure(log(result))).toContain(
         'run.jsonl:1: expected the system/init line first, found result',

@@ -332,6 +332,17 @@ describe('ci-agent replay of the demo run', () => {
       expect(code).toBe(2);
     });
 
+    it('refuses a --commit that git would read as an option', async () => {
+      const { code, stderr } = await replay(
+        demo.artifactsDir,
+        '--repo',
+        demo.repository,
+        '--commit=--output=/tmp/x',
+      );
+      expect(stderr).toContain('--commit --output=/tmp/x: not a commit or ref');
+      expect(code).toBe(2);
+    });
+
     it('says a folder is not a git repository', async () => {
       const { code, stderr } = await replay(
         demo.artifactsDir,

@@ -74,12 +74,20 @@ export interface RecordedRun {
 const initLine = z.object({
   type: z.literal('system'),
   subtype: z.literal('init'),
-  cwd: z.string().min(1),
+  // Every string of the model's tool inputs under it is moved to the checkout: a real folder.
+  cwd: z
+    .string()
+    .regex(/^\/./, 'expected an absolute path of a folder below /')
+    .refine((path) => !/^\/+$/.test(path), 'expected an absolute path of a folder below /'),
   model: z.string(),
   permissionMode: z.string(),
   tools: z.array(z.string()),
   ci_agent_sandbox: z.string().optional(),
-  ci_agent_commit: z.string().nullable().optional(),
+  ci_agent_commit: z
+    .string()
+    .regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, 'expected a full commit id (40 or 64 hex digits)')
+    .nullable()
+    .optional(),
   ci_agent_policy: z
     .array(z.object({ path: z.string(), kind: z.string(), sha256: z.string() }))
     .optional(),

@@ -43,7 +43,9 @@ export async function createReplayCheckout(options: {
   };
   const git = (args: string[], cwd: string) =>
     processOutput({ file: 'git', args: [...SAFE_CONFIG, ...args], cwd, env });
-  // 1.
+  // 1. A ref is never read as one of git's options.
+  if (options.commit.startsWith('-'))
+    throw new ReplayInputError(`--commit ${options.commit}: not a commit or ref`);
   let commit: string;
   try {
     await git(['rev-parse', '--git-dir'], options.repo);
