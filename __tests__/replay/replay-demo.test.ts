@@ -343,6 +343,23 @@ describe('ci-agent replay of the demo run', () => {
       expect(code).toBe(2);
     });
 
+    it("says why the replayed run did not start, in the run's own words", async () => {
+      const policy = join(temp('ci-agent-replay-policy-'), 'broken.yml');
+      writeFileSync(policy, 'limits:\n  maxTurns: many\n');
+      const { code, report } = await replayJson(
+        demo.artifactsDir,
+        '--repo',
+        demo.repository,
+        '--policy',
+        policy,
+      );
+      expect(report.status).toBe('cannot-replay');
+      expect(report.error).toBe(
+        `the replayed run did not start: Error: ${policy}:2:13: limits.maxTurns: expected a positive whole number, got "many"`,
+      );
+      expect(code).toBe(2);
+    });
+
     it('says a folder is not a git repository', async () => {
       const { code, stderr } = await replay(
         demo.artifactsDir,
