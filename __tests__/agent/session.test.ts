@@ -1,7 +1,9 @@
 import { execaSync } from 'execa';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../src/agent/events.js';
 import { runSession } from '../../src/agent/session.js';
+import { ReplayModelClient } from '../../src/replay/replay-model.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import type { ReplayServer } from '../../testkit/replay-server.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
@@ -127,5 +129,55 @@ describe('runSession', () => {
       expect(existsSync(workspace.path('src/a.ts'))).toBe(true);
       expect(result.permissionDenials.map((denial) => denial.tool_use_id)).toEqual(['toolu_hook']);
     });
+  });
+});
+
+describe('runSession: the commit it starts on', () => {
+  const oneTurn = () =>
+    new ReplayModelClient([
+      {
+        id: 'msg_1',
+        model: 'claude-sonnet-5-5',
+        content: [{ type: 'text', text: 'Done.' }],
+        stopReason: 'end_turn',
+        usage: {
+          input_tokens: 1,
+          output_tokens: 1,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+        },
+      },
+    ]);
+  const startOf = async (cwd: string) => {
+    const events: AgentEvent[] = [];
+    await runSession({
+      prompt: 'hi',
+      cwd,
+      model: 'claude-sonnet-5-5',
+      modelClient: oneTurn(),
+      permissionMode: 'default',
+      rules: { allow: [], deny: [] },
+      env: process.env,
+      events: (event) => events.push(event),
+    });
+    return events.find((event) => event.type === 'session-start');
+  };
+
+  it("is HEAD's full sha in the session-start event (the tool log's ci_agent_commit)", async () => {
+    workspace = makeWorkspace('ci-agent-session-');
+    await workspace.write('a.txt', 'a\n');
+    const git = (...args: string[]) =>
+      execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+        cwd: workspace!.root,
+      }).stdout.trim();
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'one');
+    expect(await startOf(workspace.root)).toMatchObject({ commit: git('rev-parse', 'HEAD') });
+  });
+
+  it('is absent outside a git checkout', async () => {
+    workspace = makeWorkspace('ci-agent-session-');
+    expect(await startOf(workspace.root)).not.toHaveProperty('commit');
   });
 });

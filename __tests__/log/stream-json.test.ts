@@ -167,6 +167,22 @@ describe('StreamJsonMapper', () => {
     });
   });
 
+  it('records the commit and the policy files by digest, for a replay', () => {
+    const policy = [{ path: '.github/ci-agent.yml', kind: 'policy', sha256: 'ab'.repeat(32) }];
+    const mapper = new StreamJsonMapper({ version: '9.9.9', policy });
+    const [init] = mapAll([{ ...sessionStart, commit: 'c0ffee'.padEnd(40, '0') }], mapper);
+    expect(init).toMatchObject({
+      ci_agent_commit: 'c0ffee'.padEnd(40, '0'),
+      ci_agent_policy: policy,
+    });
+  });
+
+  it('writes a null commit outside a git checkout, and no policy when none is given', () => {
+    const [init] = mapAll([sessionStart]);
+    expect(init?.ci_agent_commit).toBeNull();
+    expect(init).not.toHaveProperty('ci_agent_policy');
+  });
+
   it('names the process scope that ends what each Bash call starts', () => {
     const [init] = mapAll([sessionStart]);
     expect(['pid-namespace', 'process-sweep']).toContain(init?.ci_agent_process_scope);

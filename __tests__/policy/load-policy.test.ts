@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -111,6 +112,35 @@ describe('loadPolicy', () => {
       expect(policy.warnings).toEqual([
         expect.stringContaining('.claude/settings.json:1:2: model: ignored'),
       ]);
+    });
+  });
+
+  describe('the digests of its sources', () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+    it('gives each file read the SHA-256 of its text, in the order of the sources', async () => {
+      const policyText = 'limits: { maxTurns: 3 }\n';
+      const settingsText = settings({ permissions: { allow: ['Read'] } });
+      await project.write('.github/ci-agent.yml', policyText);
+      await project.write('.claude/settings.json', settingsText);
+      const policy = await loadPolicy({ projectDir: project.root, settingsArgs: ['{}'] });
+      expect(policy.sourceDigests).toEqual([
+        { path: '.github/ci-agent.yml', kind: 'policy', sha256: sha256(policyText) },
+        { path: '--settings', kind: 'flag', sha256: sha256('{}') },
+        { path: '.claude/settings.json', kind: 'project', sha256: sha256(settingsText) },
+      ]);
+    });
+
+    it('changes when one byte of a file changes', async () => {
+      await project.write('.github/ci-agent.yml', 'limits: { maxTurns: 3 }\n');
+      const before = await loadPolicy({ projectDir: project.root });
+      await project.write('.github/ci-agent.yml', 'limits: { maxTurns: 4 }\n');
+      const after = await loadPolicy({ projectDir: project.root });
+      expect(after.sourceDigests?.[0]?.sha256).not.toBe(before.sourceDigests?.[0]?.sha256);
+    });
+
+    it('is empty without sources', async () => {
+      expect((await loadPolicy({ projectDir: project.root })).sourceDigests).toEqual([]);
     });
   });
 

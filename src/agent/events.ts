@@ -53,6 +53,8 @@ export type AgentEvent =
       model: string;
       tools: string[];
       permissionMode: PermissionMode;
+      /** The repository's HEAD when the session started (the system prompt's), if a git checkout. */
+      commit?: string;
     }
   | {
       type: 'assistant-message';

@@ -56,6 +56,8 @@ import type { TurnResponse } from './turn-stream.js';
 
 export interface AgentOptions {
   prompt: string;
+  /** The repository's HEAD the run starts on, for the session-start event (the tool log). */
+  commit?: string;
   model: string;
   systemPrompt: string;
   modelClient: ModelClient;
@@ -171,6 +173,7 @@ class AgentRun {
       model: options.model,
       tools: options.pipeline.registry.names(),
       permissionMode: options.permissionMode,
+      ...(options.commit !== undefined && { commit: options.commit }),
     });
   }
 

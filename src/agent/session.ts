@@ -204,6 +204,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
 
   return runAgent({
     prompt: options.prompt,
+    ...(environment.git?.headSha !== undefined && { commit: environment.git.headSha }),
     model: options.model,
     systemPrompt,
     modelClient: models.modelClient,

@@ -49,12 +49,17 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Standard input, when it is not a terminal. */
   readStdin: () => Promise<string | undefined>;
-  /** For tests: a model client instead of the Anthropic one. */
+  /** A model client instead of the provider's: the tests', and `ci-agent replay`'s recording. */
   modelClient?: ModelClient;
   signal?: AbortSignal;
 }
 
 export async function main(io: CliIo): Promise<number> {
+  // `ci-agent replay …` (docs/REPLAY.md): loaded only when asked for, as its own chunk.
+  if (io.argv[0] === 'replay') {
+    const { replayMain } = await import('./replay-command.js');
+    return replayMain(io, io.argv.slice(1));
+  }
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   let masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
@@ -130,6 +135,7 @@ export async function main(io: CliIo): Promise<number> {
       masker,
       ...(sandbox && { sandbox: sandbox.describe() }),
       ...(provider && { provider: provider.description }),
+      ...(policy.sourceDigests && { policy: policy.sourceDigests }),
     });
     const result = await runSession({
       prompt,

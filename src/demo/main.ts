@@ -25,6 +25,8 @@ export interface DemoResult {
   comment: string | undefined;
   pullRequest: number | undefined;
   artifactsDir: string;
+  /** A copy of the sample repository (bare), which `ci-agent replay --repo` can check out. */
+  repository: string;
   verified: boolean;
 }
 
@@ -98,6 +100,9 @@ export async function runDemo(
       timeoutMs: 10 * 60_000,
     });
     const artifactsDir = join(runnerTemp, `ci-agent-${RUN_ID}`);
+    // The origin goes with the demo; a copy stays beside the artifacts for a replay.
+    const repository = join(runnerTemp, `${REPO}.git`);
+    await origin.git(['clone', '--quiet', '--bare', origin.bare, repository]);
     write(
       `${comment ? `The comment the action posted on issue #${SAMPLE_ISSUE.number}:\n\n${comment.body}\n` : 'No comment was posted.\n'}`,
     );
@@ -105,13 +110,15 @@ export async function runDemo(
       `\nconclusion: ${outcome.conclusion} — ${outcome.headline}\n` +
         `pull request: ${pull ? `#${pull.number} ${pull.head.ref} → ${pull.base.ref}` : 'none'}\n` +
         `verification: npm test on the pushed branch exited ${tests.exitCode ?? 'without a status'}\n` +
-        `artifacts (tool log, transcript, patch, report): ${artifactsDir}\n`,
+        `artifacts (tool log, transcript, patch, report): ${artifactsDir}\n` +
+        `replay it: ci-agent replay ${artifactsDir} --repo ${repository}\n`,
     );
     return {
       conclusion: outcome.conclusion,
       comment: comment?.body,
       pullRequest: pull?.number,
       artifactsDir,
+      repository,
       verified: tests.exitCode === 0,
     };
   } finally {

@@ -415,6 +415,7 @@ async function work(
       masker,
       ...(sandbox && { sandbox: sandbox.describe() }),
       provider: provider.description,
+      ...(policy.sourceDigests && { policy: policy.sourceDigests }),
     });
     const lines = streamJsonSink(mapper, [log.write, transcript.write]);
     const limits = policy.limits;

@@ -57,6 +57,11 @@ export interface StreamJsonMapperOptions {
    * and `ci_agent_provider` with where its credentials came from. Absent: an Anthropic API key.
    */
   provider?: { provider: string; label: string; apiKeySource: string; credentials: string };
+  /**
+   * The policy in force, on `system/init` as `ci_agent_policy`: each source file with the
+   * SHA-256 of its text (LoadedPolicy.sourceDigests), for `ci-agent replay`. Absent: not written.
+   */
+  policy?: readonly { path: string; kind: string; sha256: string }[];
 }
 
 export class StreamJsonMapper {
@@ -148,6 +153,16 @@ export class StreamJsonMapper {
               ci_agent_provider: this.options.provider.provider,
               ci_agent_provider_label: this.options.provider.label,
               ci_agent_credentials_from: this.options.provider.credentials,
+            }),
+            // What a replay checks out and compares against (src/replay/): HEAD at the start
+            // (null outside a git checkout) and the policy's files by digest.
+            ci_agent_commit: event.commit ?? null,
+            ...(this.options.policy && {
+              ci_agent_policy: this.options.policy.map(({ path, kind, sha256 }) => ({
+                path,
+                kind,
+                sha256,
+              })),
             }),
             ...base(),
           },

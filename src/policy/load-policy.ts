@@ -21,6 +21,7 @@ import { parseSettingsFile } from './settings-file.js';
 import type { LoadedPolicy, PolicyFileLayer, PolicyLayer, SourceText } from './types.js';
 import { INLINE_SETTINGS } from './types.js';
 import { readMcpServerNames } from './mcp-server-names.js';
+import { withSourceDigests } from './source-digests.js';
 
 /** Reads a file as UTF-8; resolves to undefined when it does not exist. */
 export type { ReadFile } from './types.js';
@@ -101,7 +102,7 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
     const found = texts[index];
     return found ? [{ kind: file.kind, anchorDir: file.anchorDir, ...found }] : [];
   });
-  return mergeLayers({
+  const merged = mergeLayers({
     ...(policyLayer ? { policy: policyLayer } : {}),
     settings: parseAll(
       [...sources, ...inline].map((source) => ({
@@ -111,6 +112,7 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
       })),
     ),
   });
+  return withSourceDigests(merged, [...(policy ? [policy] : []), ...sources, ...inline]);
 }
 
 /**

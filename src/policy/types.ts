@@ -130,6 +130,19 @@ export interface LoadedPolicy {
   warnings: readonly string[];
   /** The located ones among them, with file, line and column apart (annotations on the file). */
   warningIssues: readonly PolicyIssue[];
+  /**
+   * The text each source was read from, as a SHA-256 (source-digests.ts): what the tool log
+   * records as the policy in force, so that a replay can tell when it differs. Set by
+   * loadPolicy; absent when the layers were merged without their texts.
+   */
+  sourceDigests?: readonly SourceDigest[];
+}
+
+/** One source of the policy and the SHA-256 of its text (hex). */
+export interface SourceDigest {
+  path: string;
+  kind: SourceKind;
+  sha256: string;
 }
 
 /** Reads a file's text; undefined when there is none. */
