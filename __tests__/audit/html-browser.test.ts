@@ -11,6 +11,8 @@ import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderAuditHtml } from '../../src/audit/html.js';
+import { judgeRun } from '../../src/audit/judge.js';
+import { runDemo } from '../../src/demo/main.js';
 import { readAuditRun } from '../../src/audit/records.js';
 import type { AuditRun } from '../../src/audit/records.js';
 import { CHROMIUM, hasChromium } from '../helpers/chromium.js';
@@ -147,6 +149,41 @@ describe.skipIf(!ready)('the audit page in Chromium', () => {
     expect(await visibleCalls(page)).toEqual(['#2 Read', '#3 Bash']);
     await page.close();
   });
+
+  it('shows what a judged policy would say on each call', async () => {
+    const policyPath = join(dir, 'org.yml');
+    writeFileSync(policyPath, 'permissions:\n  deny:\n    - Bash(echo:*)\n');
+    const judgement = await judgeRun(run, { policyPath });
+    const { page } = await open(renderAuditHtml({ run, patch: PATCH, judgement }), 'judged.html');
+    expect(await page.locator('#findings li .code').allInnerTexts()).toContain('judge-would-deny');
+    await page.click('#call-4 summary');
+    expect(await page.locator('#call-4 .judged').innerText()).toMatch(
+      /^deny: denied by rule 'Bash\(echo:\*\)'/,
+    );
+    await page.close();
+  });
+
+  it('opens the page the action wrote into its artifact (the demo run)', async () => {
+    const demo = await runDemo(() => undefined);
+    try {
+      expect(demo.conclusion).toBe('success');
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      page.on('request', (request) => requests.push(request.url()));
+      await page.goto(pathToFileURL(join(demo.artifactsDir, 'audit.html')).href);
+      expect(await page.locator('#timeline li').count()).toBe(5);
+      // The Edit was an ask the policy's onAsk answered allow.
+      await page.selectOption('#filter-decision', 'ask');
+      expect(await visibleCalls(page)).toEqual(['#4 Edit']);
+      expect(await page.locator('#diff').innerText()).toContain(
+        '+  for (let i = 0; i < values.length; i++)',
+      );
+      expect(requests).toEqual([page.url()]);
+      await page.close();
+    } finally {
+      rmSync(join(demo.artifactsDir, '..'), { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('says when the log has no result line and the run has no diff', async () => {
     const cut = readAuditRun(cli.lines.slice(0, 10));
