@@ -13,224 +13,26 @@
  *
  * Everything here is the log's text, untrusted: the views (explain.ts, html.ts) neutralise it.
  */
-import * as z from 'zod';
+import type * as z from 'zod';
+import {
+  assistantLine,
+  callEndLine,
+  decisionLine,
+  hookLine,
+  initLine,
+  resultLine,
+  subagentLine,
+  textBlock,
+  toolResultBlock,
+  toolUseBlock,
+  userLine,
+} from './log-lines.js';
+import type { AuditCall, AuditHook, AuditRun, AuditRunEvent } from './audit-run.js';
 
 /** Characters of a call's result kept for the views; the rest is counted. */
 export const RESULT_TEXT_CHARS = 2_000;
 
-export interface AuditRule {
-  rule: string;
-  /** The file (or flag) the rule came from. */
-  source: string;
-}
-
-export interface AuditDecision {
-  behavior: 'allow' | 'deny';
-  /** The evaluation asked; the policy's onAsk answered (nobody can approve in CI). */
-  askResolved: boolean;
-  /** Which step decided: `deny-rule`, `hook`, `allow-rule`, `default`, … */
-  source: string;
-  reason: string;
-  rules: AuditRule[];
-  /** A denial's way to allow it, or why there is none: `suggestion.text`. */
-  suggestion?: string;
-}
-
-export interface AuditHook {
-  /** `PreToolUse`, `PostToolUse`, `Stop`, … */
-  event: string;
-  command: string;
-  matcher?: string;
-  /** `completed`, `timed-out`, `aborted`, `failed-to-start`, `skipped`. */
-  status?: string;
-  exitCode: number | null;
-  durationMs?: number;
-  /** What the hook said: `deny`, `ask`, `allow`, `block`. */
-  decision?: string;
-  /** Set when the hook did not do its job: it never started, timed out, crashed, printed bad output. */
-  error?: string;
-  stderr?: string;
-  systemMessage?: string;
-  /** The file the hook was declared in. */
-  source?: string;
-  required?: boolean;
-  /** The log line it was read from (1-based). */
-  line: number;
-}
-
-export interface AuditResult {
-  isError: boolean;
-  /** The text the model got back, cut at RESULT_TEXT_CHARS. */
-  text: string;
-  /** Characters of text the result had in all. */
-  chars: number;
-  truncated: boolean;
-}
-
-export interface AuditCall {
-  /** 1-based, in the order the model made the calls (a subagent's among them). */
-  index: number;
-  toolUseId: string;
-  tool: string;
-  input: unknown;
-  /** The Agent call this call's subagent ran under; absent: the main agent's call. */
-  parentToolUseId?: string;
-  decision?: AuditDecision;
-  hooks: AuditHook[];
-  /** From `tool_call_end`: where the pipeline stopped (`completed`, `permission`, `call`, …). */
-  stage?: string;
-  durationMs?: number;
-  result?: AuditResult;
-  /** The assistant line that made the call (1-based). */
-  line: number;
-}
-
-export interface AuditSubagent {
-  parentToolUseId: string;
-  agentId: string;
-  agentType: string;
-  /** The result subtype (`success`, `error_max_turns`, …); absent: no end line. */
-  status?: string;
-  numTurns?: number;
-  durationMs?: number;
-}
-
-export interface AuditRunEvent {
-  kind: 'compact_boundary' | 'api_retry' | 'api_partial_response';
-  /** One line of what happened, from the log's fields. */
-  summary: string;
-  line: number;
-}
-
-export interface AuditOutcome {
-  /** `success`, `error_max_turns`, `error_during_execution`, … */
-  subtype: string;
-  isError: boolean;
-  numTurns?: number;
-  durationMs?: number;
-  totalCostUsd?: number;
-  /** The final text (success) or the errors. */
-  result?: string;
-  errors: string[];
-  permissionDenials: number;
-}
-
-export interface AuditSetting {
-  cwd?: string;
-  model?: string;
-  permissionMode?: string;
-  version?: string;
-  sandbox?: string;
-}
-
-export interface AuditText {
-  text: string;
-  parentToolUseId?: string;
-  line: number;
-}
-
-export interface LogProblem {
-  line: number;
-  message: string;
-}
-
-export interface AuditRun {
-  setting?: AuditSetting;
-  /** Absent: the log has no `result` line (the run was killed, or the log is cut). */
-  outcome?: AuditOutcome;
-  calls: AuditCall[];
-  subagents: AuditSubagent[];
-  /** Hooks that ran for no call: SessionStart, UserPromptSubmit, Stop, … */
-  sessionHooks: AuditHook[];
-  /** The model's text blocks, in order. */
-  texts: AuditText[];
-  events: AuditRunEvent[];
-  problems: LogProblem[];
-}
-
-const text = z.string();
-const optionalNumber = z.number().nullish();
-const parent = z.string().nullish();
-
-const contentBlock = z.looseObject({ type: z.string() });
-const assistantLine = z.looseObject({
-  type: z.literal('assistant'),
-  message: z.looseObject({ content: z.array(contentBlock) }),
-  parent_tool_use_id: parent,
-});
-const toolUseBlock = z.looseObject({
-  type: z.literal('tool_use'),
-  id: text,
-  name: text,
-  input: z.unknown(),
-});
-const textBlock = z.looseObject({ type: z.literal('text'), text });
-const toolResultBlock = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: text,
-  content: z.union([text, z.array(contentBlock)]).optional(),
-  is_error: z.boolean().nullish(),
-});
-const userLine = z.looseObject({
-  type: z.literal('user'),
-  message: z.looseObject({ content: z.union([text, z.array(contentBlock)]) }),
-});
-const decisionLine = z.looseObject({
-  tool_use_id: text,
-  tool_name: text,
-  behavior: z.enum(['allow', 'deny']),
-  ask_resolved: z.boolean().optional(),
-  decision_source: text,
-  rules: z.array(z.looseObject({ rule: text, source: text })),
-  reason: text,
-  suggestion: z.looseObject({ text }).nullish(),
-});
-const hookLine = z.looseObject({
-  tool_use_id: text.nullish(),
-  event: text,
-  command: text,
-  matcher: text.nullish(),
-  status: text.nullish(),
-  exitCode: z.number().nullable(),
-  durationMs: optionalNumber,
-  decision: text.nullish(),
-  error: text.nullish(),
-  stderrExcerpt: text.nullish(),
-  systemMessage: text.nullish(),
-  source: text.nullish(),
-  required: z.boolean().nullish(),
-});
-const callEndLine = z.looseObject({
-  tool_use_id: text,
-  stage: text,
-  duration_ms: z.number(),
-  is_error: z.boolean(),
-});
-const subagentLine = z.looseObject({
-  parent_tool_use_id: text,
-  agent_id: text,
-  agent_type: text,
-  status: text.nullish(),
-  num_turns: optionalNumber,
-  duration_ms: optionalNumber,
-});
-const initLine = z.looseObject({
-  cwd: text.nullish(),
-  model: text.nullish(),
-  permissionMode: text.nullish(),
-  ci_agent_version: text.nullish(),
-  ci_agent_sandbox: text.nullish(),
-});
-const resultLine = z.looseObject({
-  subtype: text,
-  is_error: z.boolean(),
-  num_turns: optionalNumber,
-  duration_ms: optionalNumber,
-  total_cost_usd: optionalNumber,
-  result: text.nullish(),
-  errors: z.array(text).nullish(),
-  permission_denials: z.array(z.unknown()).nullish(),
-});
+export type * from './audit-run.js';
 
 /**
  * The run a tool log records. `lines`: one entry per line of the file, in order (a line that
