@@ -148,6 +148,45 @@ describe('explainRun', () => {
     ]);
   });
 
+  it('reports a failed session hook, and keeps retries and compaction as run events', () => {
+    const explained = explainRun(
+      readAuditRun([
+        {
+          type: 'system',
+          subtype: 'api_retry',
+          attempt: 1,
+          max_retries: 10,
+          error_message: 'overloaded',
+        },
+        {
+          type: 'system',
+          subtype: 'compact_boundary',
+          compact_metadata: { trigger: 'auto', pre_tokens: 150000 },
+        },
+        {
+          type: 'system',
+          subtype: 'hook_response',
+          event: 'Stop',
+          command: 'sh hooks/slow.sh',
+          exitCode: null,
+          status: 'timed-out',
+          source: '.github/ci-agent.yml',
+        },
+      ]),
+    );
+    expect(explained.findings).toEqual([
+      {
+        code: 'hook-failed',
+        message: 'Stop hook sh hooks/slow.sh (.github/ci-agent.yml) failed: timed-out',
+        line: 3,
+      },
+    ]);
+    const text = renderExplainText(explained);
+    expect(text).toContain('line 1: model request retried (attempt 1 of 10): overloaded');
+    expect(text).toContain('line 2: the conversation was compacted (auto, 150000 tokens before)');
+    expect(text).toMatch(/^Run: no result line/);
+  });
+
   it('reports malformed lines as findings', () => {
     const { findings } = explainRun(readAuditRun([null]));
     expect(findings).toEqual([
