@@ -6,6 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { renderAuditHtml } from '../../src/audit/html.js';
+import { readAuditRun } from '../../src/audit/records.js';
 import { startArtifactService } from '../../testkit/github-server/index.js';
 import type { ReplayServer } from '../../testkit/replay-server.js';
 import { webhookExample } from '../github/webhook-examples.js';
@@ -20,7 +22,7 @@ import {
 } from '../helpers/action-harness.js';
 import type { ActionHarness } from '../helpers/action-harness.js';
 
-const FILES = ['tool-log.jsonl', 'transcript.jsonl', 'changes.patch', 'report.md'];
+const FILES = ['tool-log.jsonl', 'transcript.jsonl', 'changes.patch', 'report.md', 'audit.html'];
 
 function setup(): Promise<ActionHarness> {
   return startActionHarness({
@@ -109,6 +111,21 @@ describe('the GitHub Action (dist/index.js) with upload-artifact', () => {
     expect(files['tool-log.jsonl']).toContain('"subtype":"success"');
     expect(files['transcript.jsonl']).toContain('toolu_02');
     expect(files['tool-log.jsonl']).not.toContain(API_KEY);
+    // The audit page is the uploaded log and patch, rendered: both calls, the diff.
+    const page = files['audit.html'] ?? '';
+    const lines = (files['tool-log.jsonl'] ?? '')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    const title = /<title>(.*)<\/title>/.exec(page)?.[1] ?? '';
+    expect(title).toMatch(/^ci-agent run \d+$/);
+    expect(page).toBe(
+      renderAuditHtml({ run: readAuditRun(lines), patch: files['changes.patch'] ?? '', title }),
+    );
+    expect(page.match(/<li id="call-\d+"/g)).toHaveLength(2);
+    expect(page).toContain('Content-Security-Policy');
+    expect(page).toContain('+export const first = (values) =&gt; values[0];');
+    expect(files['report.md']).toContain('audit.html');
   });
 
   it('warns and still succeeds when the runner gives no artifact service', async () => {

@@ -261,8 +261,8 @@ describe('the GitHub Action (dist/index.js): honest outcomes', () => {
       expect(body).not.toContain('stopped before it finished');
       expect(run.stdout).not.toContain('the artifact could not be uploaded');
       const files = Object.keys(service.artifacts[0]!.files).sort();
-      expect(files).toEqual(['report.md', 'tool-log.jsonl']);
-      expect(body).toContain('the `ci-agent-log` artifact: tool-log.jsonl, report.md');
+      expect(files).toEqual(['audit.html', 'report.md', 'tool-log.jsonl']);
+      expect(body).toContain('the `ci-agent-log` artifact: tool-log.jsonl, report.md, audit.html');
     });
   });
 

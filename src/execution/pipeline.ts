@@ -423,8 +423,15 @@ async function runPostToolUseHooks(call: CallState, toolResponse: unknown, durat
   return post;
 }
 
-/** What the policy decides on for this input; computed once per input, the hook added later. */
-function permissionRequestOf(tool: Tool, input: unknown, context: ToolContext): DecisionRequest {
+/**
+ * What the policy decides on for this input; computed once per input, the hook added later.
+ * `ci-agent audit judge` replays recorded calls through it (src/audit/judge.ts).
+ */
+export function permissionRequestOf(
+  tool: Tool,
+  input: unknown,
+  context: ToolContext,
+): DecisionRequest {
   const request = tool.checkPermissions(input, context);
   return {
     toolName: tool.name,

@@ -36,6 +36,7 @@ import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
+import { writeAuditPage } from './audit-page.js';
 import { authorizeActor } from './authorization.js';
 import {
   credentialsNote,
@@ -236,6 +237,7 @@ async function work(
     transcript: join(artifactsDir, 'transcript.jsonl'),
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
+    html: join(artifactsDir, 'audit.html'),
   };
   const target = commentTarget(task, event);
   // The "working" comment goes out while the run gets going: the first model request does not
@@ -670,6 +672,9 @@ async function work(
         },
         { mask: (text) => masker.mask(text) },
       );
+    // The page of the log and patch as they stand now (masked, redacted after the push scan).
+    const pageProblem = writeAuditPage(paths, `ci-agent run ${event.runId}`);
+    if (pageProblem) commands.warning(masker.mask(pageProblem));
     let markdown = await render(artifactFiles(paths, [paths.report]));
     writeFileSync(paths.report, markdown);
     if (inputs.uploadArtifact) {
