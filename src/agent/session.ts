@@ -111,6 +111,8 @@ export interface SessionOptions {
   toolTimeoutMs?: number;
   /** How failed model requests are retried (agent/loop.ts). */
   retry?: AgentOptions['retry'];
+  /** What each request sends of the conversation, the session's and its subagents' (context/). */
+  contextManagement?: AgentOptions['contextManagement'];
   /** What the system prompt says of the workspace, when the caller has it already. */
   environment?: EnvironmentInfo;
   /**
@@ -184,6 +186,9 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
       modelClient: options.modelClient,
       serverTools: models.serverTools,
       retry: options.retry,
+      ...(options.contextManagement !== undefined && {
+        contextManagement: options.contextManagement,
+      }),
       policy: setting.policy,
       registry,
       hooksFor: (agent, cwd) => hookRunner(cwd, agent),
@@ -219,6 +224,9 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     sessionHooks: hooks,
     timeoutMs: options.timeoutMs,
     retry: options.retry,
+    ...(options.contextManagement !== undefined && {
+      contextManagement: options.contextManagement,
+    }),
     meter: models.meter,
     permissionDenials,
   }).finally(closeMcp);

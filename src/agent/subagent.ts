@@ -58,6 +58,8 @@ export interface SubagentRunnerOptions {
   model: string;
   modelClient: ModelClient;
   retry?: AgentOptions['retry'];
+  /** The session's context management, for the subagent's conversation too. */
+  contextManagement?: AgentOptions['contextManagement'];
   policy: PermissionPolicy;
   /** The session's tools; read when each subagent starts (MCP tools register late). */
   registry: ToolRegistry;
@@ -152,6 +154,9 @@ export function createSubagentRunner(
       agent,
       ...(options.serverTools !== undefined && { serverTools: options.serverTools }),
       ...(options.retry !== undefined && { retry: options.retry }),
+      ...(options.contextManagement !== undefined && {
+        contextManagement: options.contextManagement,
+      }),
     });
     options.permissionDenials.push(...result.permissionDenials);
     return {

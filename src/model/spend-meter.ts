@@ -14,7 +14,10 @@
  *    fit once the requests in flight have settled waits for them instead.
  * 2. Count what the API reported: the final usage of a complete message; for an attempt that
  *    failed or was given up, the usage its `message_start` reported, with the output it had
- *    streamed estimated at the same tokens per byte as input (step 3).
+ *    streamed estimated at the same tokens per byte as input (step 3). An attempt that failed
+ *    before any usage arrived counts nothing when the API answered with an error status or no
+ *    connection was made, and its estimated input otherwise (a connection lost, a stall, an
+ *    abort): the API may have started on it, and what it bills is not known.
  * 3. Input tokens are not known before the response: they are estimated from the request's
  *    UTF-8 bytes (images counted as `IMAGE_TOKENS` each, their data left out) plus
  *    `REQUEST_OVERHEAD_TOKENS`, at 2 bytes a token (Claude's tokenizer averages 3.5 to 4), or at
@@ -31,6 +34,7 @@
  */
 import { costUSD, pricingFor, UsageTracker, WEB_SEARCH_USD } from './pricing.js';
 import type { UsageSummary } from './pricing.js';
+import { isModelError, isUnreachable } from './model-client.js';
 import type {
   CompletedMessage,
   ModelClient,
@@ -178,6 +182,7 @@ export class SpendMeter {
     let startUsage: Usage | undefined;
     let outputBytes = 0;
     let completed: CompletedMessage | undefined;
+    let failure: unknown;
     try {
       for await (const event of inner.stream(sent)) {
         if (event.type === 'message-start') {
@@ -199,14 +204,27 @@ export class SpendMeter {
         }
         yield event;
       }
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       if (!grant.settled) {
-        const usage = startUsage === undefined ? emptyUsage() : { ...startUsage };
+        const usage = startUsage ?? this.unseenUsage(estimate, failure);
         const streamed = Math.ceil(outputBytes * this.tokensPerByte());
         usage.output_tokens = Math.max(usage.output_tokens, streamed);
         this.settle(grant, part, completed === undefined, model, usage);
       }
     }
+  }
+
+  /** What an attempt that failed before its message_start is counted at. */
+  private unseenUsage(input: InputEstimate, failure: unknown): Usage {
+    const answered = isModelError(failure) && failure.status !== undefined;
+    const unreachable = isModelError(failure) && isUnreachable(failure.networkCode);
+    if (answered || unreachable) return emptyUsage();
+    const usage = emptyUsage();
+    usage.input_tokens = Math.ceil(input.bytes * this.tokensPerByte()) + input.fixedTokens;
+    return usage;
   }
 
   /** Step 1: the request's worst case set aside, with max_tokens lowered to fit; or a refusal. */
