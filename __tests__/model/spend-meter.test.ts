@@ -242,6 +242,38 @@ describe('SpendMeter', () => {
       expect(meter.spentUsd).toBeLessThanOrEqual(0.33);
     });
 
+    it('says it is waiting, so that a stall watchdog above does not take the wait for a stall', async () => {
+      const pause = createPause();
+      const inner = await serve({
+        turns: [
+          {
+            content: [{ type: 'text', text: 'first answer' }],
+            pauseAfter: { event: 'content_block_delta', handle: pause },
+          },
+          [{ type: 'text', text: 'second answer' }],
+        ],
+      });
+      const meter = new SpendMeter({ limitUsd: 0.33, waitNoticeMs: 40 });
+      const retries: string[] = [];
+      const watched = withRetries(meter.client(inner, { role: 'turn' }), {
+        stallTimeoutMs: 150,
+        onRetry: (notice) => retries.push(notice.error.message),
+      });
+      const first = drain(meter.client(inner, { role: 'turn' }));
+      await pause.reached;
+      const second = drain(watched, request({ maxTokens: 2_000 }));
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      pause.release();
+      await first;
+      const events = await second;
+      expect(retries).toEqual([]);
+      expect(events.filter((event) => event.type === 'waiting-for-budget').length).toBeGreaterThan(
+        3,
+      );
+      expect(events.at(-1)?.type).toBe('message-complete');
+      expect(server?.requests).toHaveLength(2);
+    });
+
     it('stops waiting when the request is aborted', async () => {
       const pause = createPause();
       const inner = await serve({

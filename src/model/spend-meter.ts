@@ -11,7 +11,9 @@
  *    in flight have reserved) does not cover that, `max_tokens` is lowered to fit; when even
  *    `MIN_OUTPUT_TOKENS` (or the request's own smaller max) does not fit, the request is not sent:
  *    a `BudgetExceededError`, which ends the run as `error_max_budget_usd`. A request that would
- *    fit once the requests in flight have settled waits for them instead.
+ *    fit once the requests in flight have settled waits for them instead, with a
+ *    `waiting-for-budget` event every `WAIT_NOTICE_MS` (a stall watchdog above must not take
+ *    the wait for a stalled stream).
  * 2. Count what the API reported: the final usage of a complete message; for an attempt that
  *    failed or was given up, the usage its `message_start` reported, with the output it had
  *    streamed estimated at the same tokens per byte as input (step 3). An attempt that failed
@@ -54,6 +56,8 @@ const DEFAULT_TOKENS_PER_BYTE = 0.5;
 const MAX_TOKENS_PER_BYTE = 1;
 const CALIBRATION_MARGIN = 1.25;
 const MILLION = 1_000_000;
+/** How often a request held for the budget says it is still waiting. */
+export const WAIT_NOTICE_MS = 10_000;
 
 /** Who sent a request: the main agent (no `agent`) or a subagent, and for what. */
 export interface SpendPart {
@@ -107,10 +111,13 @@ interface Grant {
 export interface SpendMeterOptions {
   /** The run's budget in USD; none: everything is counted, nothing refused. */
   limitUsd?: number;
+  /** How often a request held for the budget says so; default `WAIT_NOTICE_MS`. */
+  waitNoticeMs?: number;
 }
 
 export class SpendMeter {
   readonly limitUsd: number | undefined;
+  private readonly waitNoticeMs: number;
   private readonly records: SpendRecord[] = [];
   private spent = 0;
   private reserved = 0;
@@ -120,6 +127,7 @@ export class SpendMeter {
 
   constructor(options: SpendMeterOptions = {}) {
     this.limitUsd = options.limitUsd;
+    this.waitNoticeMs = options.waitNoticeMs ?? WAIT_NOTICE_MS;
   }
 
   /** What the run has spent, in USD: every attempt's reported usage, priced. */
@@ -175,7 +183,22 @@ export class SpendMeter {
     request: ModelRequest,
   ): AsyncGenerator<ModelStreamEvent> {
     const estimate = estimateInput(request);
-    const grant = await this.reserve(request, part, estimate);
+    const reserving = this.reserve(request, part, estimate);
+    let grant: Grant | undefined;
+    try {
+      while (grant === undefined) {
+        grant = await raceTimer(reserving, this.waitNoticeMs);
+        if (grant === undefined) yield { type: 'waiting-for-budget' };
+      }
+    } finally {
+      // Given up while waiting: whatever the reservation becomes is released unused.
+      if (grant === undefined) {
+        reserving.then(
+          (late) => this.release(late),
+          () => undefined,
+        );
+      }
+    }
     const sent =
       grant.maxTokens === request.maxTokens ? request : { ...request, maxTokens: grant.maxTokens };
     let model = request.model;
@@ -209,7 +232,7 @@ export class SpendMeter {
       throw error;
     } finally {
       if (!grant.settled) {
-        const usage = startUsage ?? this.unseenUsage(estimate, failure);
+        const usage = { ...(startUsage ?? this.unseenUsage(estimate, failure)) };
         const streamed = Math.ceil(outputBytes * this.tokensPerByte());
         usage.output_tokens = Math.max(usage.output_tokens, streamed);
         this.settle(grant, part, completed === undefined, model, usage);
@@ -305,9 +328,14 @@ export class SpendMeter {
     model: string,
     usage: Usage,
   ): void {
+    this.add(part, model, usage, failed);
+    this.release(grant);
+  }
+
+  private release(grant: Grant): void {
+    if (grant.settled) return;
     grant.settled = true;
     this.reserved -= grant.reservedUsd;
-    this.add(part, model, usage, failed);
     const waiters = this.waiters;
     this.waiters = [];
     for (const wake of waiters) wake();
@@ -323,6 +351,19 @@ export class SpendMeter {
         resolve();
       });
     });
+  }
+}
+
+/** The promise's value, or undefined when `ms` pass first. */
+async function raceTimer<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
