@@ -10,6 +10,7 @@ import { runSession } from '../../src/agent/session.js';
 import type { SessionOptions } from '../../src/agent/session.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/compaction.js';
 import { ReportCollector } from '../../src/github/report.js';
+import { StreamJsonMapper } from '../../src/log/stream-json.js';
 import { renderReport } from '../../src/github/report-markdown.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { costUSD } from '../../src/model/pricing.js';
@@ -130,7 +131,7 @@ describe('a session with a budget', () => {
   });
 
   it("counts its subagents' and side parts in the result and shows each part in the report", async () => {
-    const { result, collector } = await session(
+    const { result, events, collector } = await session(
       [
         { content: [agentCall('toolu_agent', 'Explore')], usage: usage(10_000, 100) },
         { content: [{ type: 'text', text: 'config.yml' }], usage: usage(3_000, 20) },
@@ -149,6 +150,11 @@ describe('a session with a budget', () => {
     expect(result.totalCostUsd).toBeCloseTo(sum, 12);
     expect(result.totalCostUsd).toBeCloseTo(serverSpend(server?.requests ?? []), 12);
     expect(result.modelUsage[MODEL]?.inputTokens).toBe(24_000);
+    // The result line (Claude Code's shape) carries the whole run's total and modelUsage.
+    const mapper = new StreamJsonMapper({ version: 'test' });
+    const line = events.flatMap((event) => mapper.map(event)).find((l) => l.type === 'result');
+    expect(line?.['total_cost_usd']).toBeCloseTo(serverSpend(server?.requests ?? []), 12);
+    expect(line?.['modelUsage']).toEqual(result.modelUsage);
 
     const markdown = await renderReport(collector.report, {
       conclusion: 'success',
@@ -163,6 +169,40 @@ describe('a session with a budget', () => {
     expect(markdown).toContain(
       `| subagent \`Explore\` \`${agentId}\` | 1 | 3,020 | $${parts[1]?.costUsd.toFixed(4)} |`,
     );
+  });
+});
+
+describe('an answer cut short by the max_tokens the budget left', () => {
+  async function answer(stopReason: string) {
+    server = await startReplayServer({
+      turns: [{ content: [{ type: 'text', text: 'The fix is to' }], stopReason }],
+    });
+    const { deps } = makePipeline([]);
+    return runAgent({
+      prompt: 'fix it',
+      model: MODEL,
+      systemPrompt: 's',
+      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+      pipeline: deps,
+      permissionMode: 'default',
+      cwd: '/repo',
+      retry: false,
+      events: () => undefined,
+      maxBudgetUsd: 0.05,
+    });
+  }
+
+  it('ends the run on the budget, not as a success', async () => {
+    const result = await answer('max_tokens');
+    expect((server?.requests[0]?.body as Body).max_tokens).toBeLessThan(32_000);
+    expect(result.subtype).toBe('error_max_budget_usd');
+    expect(result.errors[0]).toMatch(
+      /^Reached the budget: \$0\.\d{4} spent, the limit is \$0\.05; the last answer was cut short to stay within it$/,
+    );
+  });
+
+  it('is a success when the model ended its turn within it', async () => {
+    expect((await answer('end_turn')).subtype).toBe('success');
   });
 });
 
