@@ -126,7 +126,9 @@ export async function replayMessages<Fault extends { kind: string }>(
   const turn = await session.takeTurn(recorded, fault !== undefined);
   const build = session.buildOptions(recorded, requestChars, call.model);
   if (!call.stream) {
-    return sendReply(response, recorded, { status: 200, body: buildMessage(turn, build) });
+    const message = buildMessage(turn, build);
+    recorded.usage = message['usage'] as RecordedRequest['usage'];
+    return sendReply(response, recorded, { status: 200, body: message });
   }
   const events = buildStreamEvents(turn, build);
   await session.stream(response, recorded, turn, events, SSE_FRAMING, sseStreamFault(fault));

@@ -12,7 +12,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { markPauseReached, pauseIndex } from './replay-events.js';
-import type { BuildOptions, ReplayBlock, ReplayTurn, SseEvent } from './replay-events.js';
+import type {
+  BuildOptions,
+  ReplayBlock,
+  ReplayTurn,
+  ReplayUsage,
+  SseEvent,
+} from './replay-events.js';
 
 export type ReplayTurnInput = ReplayBlock[] | ReplayTurn;
 export type ReplayScriptEntry =
@@ -67,6 +73,12 @@ export interface RecordedRequest {
   sentEvents: string[];
   /** The model the request named: the path's model id (Bedrock, Vertex), the body's (Foundry). */
   modelId?: string;
+  /**
+   * The usage this server reported for the request in what it wrote before the response ended:
+   * message_start's, with message_delta's counts over it once that was written (the whole
+   * message's for a request without streaming). The server's own count, for tests of spend.
+   */
+  usage?: ReplayUsage;
 }
 
 /** What every replaying server answers: its base URL, what it received, and how to stop it. */
@@ -185,6 +197,7 @@ export class ReplaySession<Fault> {
       if (index === fault?.afterEvents) return injectFault(response, recorded, fault);
       if (index > 0 && wait > 0) await Promise.race([this.sleep(wait), closed]);
       if (isClosed()) return;
+      noteUsage(recorded, event);
       await writeFrame(response, recorded, event.event, framing.encode(event));
       if (index === pauseAt && turn.pauseAfter !== undefined) {
         markPauseReached(turn.pauseAfter.handle);
@@ -194,6 +207,25 @@ export class ReplaySession<Fault> {
     if (fault !== undefined && !isClosed()) return injectFault(response, recorded, fault);
     response.end();
   }
+}
+
+/** What the event about to be written reports of usage, kept on the request (`usage`). */
+function noteUsage(recorded: RecordedRequest, event: SseEvent): void {
+  const source =
+    event.event === 'message_start'
+      ? (event.data['message'] as { usage?: Partial<ReplayUsage> } | undefined)?.usage
+      : event.event === 'message_delta'
+        ? (event.data['usage'] as Partial<ReplayUsage> | undefined)
+        : undefined;
+  if (source === undefined) return;
+  recorded.usage = {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    ...recorded.usage,
+    ...source,
+  };
 }
 
 async function injectFault(

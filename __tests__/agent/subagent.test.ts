@@ -7,7 +7,7 @@ import { createSubagentRunner, toolsFor } from '../../src/agent/subagent.js';
 import type { SubagentRunnerOptions } from '../../src/agent/subagent.js';
 import { noHooks } from '../../src/hooks/types.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
-import { UsageTracker } from '../../src/model/pricing.js';
+import { SpendMeter } from '../../src/model/spend-meter.js';
 import type { ReplayScriptEntry, ReplayServer } from '../../testkit/replay-server.js';
 import { createPause, startReplayServer } from '../../testkit/replay-server.js';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
@@ -40,7 +40,7 @@ const usage = (input: number, output: number) => ({
 interface Setup {
   run: (request?: Partial<SubagentRequest>) => ReturnType<ReturnType<typeof createSubagentRunner>>;
   events: AgentEvent[];
-  usage: UsageTracker;
+  meter: SpendMeter;
   denials: PermissionDenial[];
   parentShell: { cwd: string };
 }
@@ -53,7 +53,7 @@ async function setUp(
   const root = workspace.root;
   server = await startReplayServer({ apiKey: 'sk-test', turns });
   const events: AgentEvent[] = [];
-  const tracker = new UsageTracker();
+  const meter = overrides.meter ?? new SpendMeter();
   const denials: PermissionDenial[] = [];
   const parentShell = { cwd: root };
   const base = workspace;
@@ -82,7 +82,7 @@ async function setUp(
     shellCwd: () => parentShell.cwd,
     cwd: root,
     events: (event) => events.push(event),
-    usage: tracker,
+    meter,
     permissionDenials: denials,
     ...overrides,
   });
@@ -97,7 +97,7 @@ async function setUp(
         ...request,
       }),
     events,
-    usage: tracker,
+    meter,
     denials,
     parentShell,
   };
@@ -152,7 +152,7 @@ describe('createSubagentRunner', () => {
         },
         { content: [{ type: 'text', text: 'It is config.yml.' }], usage: usage(2000, 30) },
       ]);
-      setup.usage.add(MODEL, usage(500, 5));
+      setup.meter.add({ role: 'turn' }, MODEL, usage(500, 5));
       const run = await setup.run();
       expect(run).toMatchObject({
         subtype: 'success',
@@ -164,8 +164,8 @@ describe('createSubagentRunner', () => {
         usage: usage(3000, 80),
       });
       expect(run.agentId).toMatch(/^a[0-9a-f]{16}$/);
-      expect(setup.usage.usage).toEqual(usage(3500, 85));
-      expect(setup.usage.totalCostUSD).toBeCloseTo(run.totalCostUsd + (500 * 2 + 5 * 10) / 1e6, 12);
+      expect(setup.meter.summary().usage).toEqual(usage(3500, 85));
+      expect(setup.meter.spentUsd).toBeCloseTo(run.totalCostUsd + (500 * 2 + 5 * 10) / 1e6, 12);
     });
 
     it('files every event under the Agent call, with its agent id and type', async () => {
@@ -309,8 +309,10 @@ describe('createSubagentRunner', () => {
 
   describe("when the run's budget is already spent", () => {
     it('starts nothing and says why', async () => {
-      const setup = await setUp([[{ type: 'text', text: 'never asked' }]], { maxBudgetUsd: 0.001 });
-      setup.usage.add(MODEL, usage(1000, 0));
+      const setup = await setUp([[{ type: 'text', text: 'never asked' }]], {
+        meter: new SpendMeter({ limitUsd: 0.001 }),
+      });
+      setup.meter.add({ role: 'turn' }, MODEL, usage(1000, 0));
       const run = await setup.run();
       expect(run).toMatchObject({
         subtype: 'error_max_budget_usd',
@@ -332,12 +334,17 @@ describe('createSubagentRunner', () => {
           },
           [{ type: 'text', text: 'never asked' }],
         ],
-        { maxBudgetUsd: 0.03 },
+        { meter: new SpendMeter({ limitUsd: 0.06 }) },
       );
-      setup.usage.add(MODEL, usage(5_000, 0));
+      setup.meter.add({ role: 'turn' }, MODEL, usage(5_000, 0));
       const run = await setup.run();
       expect(run.subtype).toBe('error_max_budget_usd');
+      // The first request's worst case fitted what was left; the second one's did not.
+      expect(run.errors[0]).toMatch(
+        /the next request \(subagent general-purpose a[0-9a-f]{16}\) was not sent/,
+      );
       expect(server?.requests).toHaveLength(1);
+      expect(setup.meter.spentUsd).toBeLessThanOrEqual(0.06);
     });
   });
 

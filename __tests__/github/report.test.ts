@@ -8,6 +8,7 @@ import {
   renderReport,
   shortInput,
 } from '../../src/github/report-markdown.js';
+import type { SpendRow } from '../../src/model/spend-meter.js';
 import type { PermissionDecision } from '../../src/permissions/types.js';
 import { elementsNamed, renderGfm, tables, visibleText } from '../helpers/gfm.js';
 
@@ -421,6 +422,62 @@ describe('renderReport', () => {
     expect(visible).toContain("[1] denied by rule 'Bash(rm:*)' (.claude/settings.json)");
     expect(text).toContain('1,250 tokens · $0.0123 · 4.3 s');
     expect(text).toContain('`ci-agent-log` artifact');
+  });
+
+  describe('the cost by part', () => {
+    const row = (kind: SpendRow['kind'], costUsd: number, agent?: [string, string]): SpendRow => ({
+      kind,
+      ...(agent && { agentType: agent[0], agentId: agent[1] }),
+      requests: 2,
+      usage: { ...usage },
+      costUsd,
+    });
+    const withParts = (costParts: SpendRow[]) => {
+      const report = collect();
+      report.result = result({ costParts });
+      return report;
+    };
+    const costRows = (markdown: string) =>
+      tables(renderGfm(markdown, 'remark')).find((table) => table[0]?.[0] === 'part');
+
+    it('shows each part, costliest first, below the tool log', async () => {
+      const text = await renderReport(
+        withParts([
+          row('main', 0.05),
+          row('subagent', 0.2, ['Explore', 'a0123456789abcdef']),
+          row('compaction', 0.01, ['Explore', 'a0123456789abcdef']),
+          row('side-query', 0.001),
+          row('failed', 0.002),
+        ]),
+        context,
+      );
+      expect(costRows(text)).toEqual([
+        ['part', 'requests', 'tokens', 'cost'],
+        ['subagent Explore a0123456789abcdef', '2', '1,250', '$0.2000'],
+        ['main agent', '2', '1,250', '$0.0500'],
+        ['compaction (subagent Explore a0123456789abcdef)', '2', '1,250', '$0.0100'],
+        ['failed attempts (retried or cut off)', '2', '1,250', '$0.0020'],
+        ['side queries', '2', '1,250', '$0.0010'],
+      ]);
+      expect(text).toContain('**Cost by part ($0.2630)**');
+      const visible = seen(visibleText(renderGfm(text, 'remark')));
+      expect(visible.indexOf('Cost by part')).toBeGreaterThan(visible.indexOf('Tool log'));
+    });
+
+    it('sums the rows past its cap in one', async () => {
+      const many = Array.from({ length: 25 }, (_, index) =>
+        row('subagent', (index + 1) / 100, ['Explore', `a${index}`]),
+      );
+      const rows = costRows(await renderReport(withParts([row('main', 1), ...many]), context));
+      expect(rows).toHaveLength(1 + 20 + 1);
+      expect(rows?.at(-1)).toEqual(['… 6 parts', '12', '7,500', '$0.2100']);
+    });
+
+    it('shows no table when one part spent everything (the numbers line has the total)', async () => {
+      const text = await renderReport(withParts([row('main', 0.05)]), context);
+      expect(costRows(text)).toBeUndefined();
+      expect(text).not.toContain('Cost by part');
+    });
   });
 
   it('uses a longer fence when the diff contains backticks', async () => {

@@ -4,6 +4,7 @@
  */
 import type { HookRunRecord } from '../hooks/types.js';
 import type { ModelUsageEntry } from '../model/pricing.js';
+import type { SpendRow } from '../model/spend-meter.js';
 import type { AssistantMessage, StopReason, ToolResultBlock, Usage } from '../model/types.js';
 import type { DenialAdviceRecord } from '../permissions/denial-advice.js';
 import type { PermissionDecision, PermissionMode } from '../permissions/types.js';
@@ -43,6 +44,11 @@ export interface RunResult {
   modelUsage: Record<string, ModelUsageEntry>;
   permissionDenials: PermissionDenial[];
   errors: string[];
+  /**
+   * The run's cost by part (the main agent, each subagent, compaction, side queries, failed
+   * attempts), adding up to `totalCostUsd`; the main agent's result only.
+   */
+  costParts?: SpendRow[];
 }
 
 export type AgentEvent =

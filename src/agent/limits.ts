@@ -2,11 +2,12 @@
  * The run's limits besides max turns: the budget in USD and the wall-clock time limit. Each one
  * ends the run with its own result subtype and a message that names the limit.
  *
- * The budget rule: a turn is not started when what was spent plus the estimate of that turn would
- * pass the limit. The estimate prices the last request's prompt again (its input, cache reads and
- * cache writes, at the same prices), the last answer as new input (the next prompt carries it),
- * and an answer as long as the longest one so far. Before the first turn nothing is known and the
- * turn starts. It is an estimate, not a bound: tool results also grow the prompt.
+ * The budget between turns: a turn is not started when what was spent plus the estimate of that
+ * turn would pass the limit. The estimate prices the last request's prompt again (its input, cache
+ * reads and cache writes, at the same prices), the last answer as new input (the next prompt
+ * carries it), and an answer as long as the longest one so far. Before the first turn nothing is
+ * known and the turn starts. It is an early stop, not the bound: the bound is the spend meter's
+ * (model/spend-meter.ts), which no request passes whatever sent it.
  */
 import { costUSD } from '../model/pricing.js';
 import type { Usage } from '../model/types.js';

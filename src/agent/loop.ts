@@ -30,13 +30,16 @@ import { executeSingleToolUse } from '../execution/pipeline.js';
 import { StreamingToolExecutor } from '../execution/streaming-executor.js';
 import type { ModelClient } from '../model/model-client.js';
 import { isModelError } from '../model/model-client.js';
-import { UsageTracker } from '../model/pricing.js';
 import { fatalErrorMessage, retryErrorCategory } from '../model/retry-policy.js';
 import { withRetries } from '../model/retrying-client.js';
 import type { RetryingClientOptions } from '../model/retrying-client.js';
+import { withServerTools } from '../model/server-tools.js';
+import { SpendMeter, isBudgetExceeded } from '../model/spend-meter.js';
+import type { SpendPart } from '../model/spend-meter.js';
 import type {
   AssistantMessage,
   Message,
+  ServerToolSpec,
   StopReason,
   ToolResultBlock,
   ToolSpec,
@@ -77,8 +80,23 @@ export interface AgentOptions {
   streamingToolExecution?: boolean;
   /** Session-level hooks: SessionStart, UserPromptSubmit, Stop, SessionEnd. */
   sessionHooks?: SessionHookRunner;
-  /** Do not start a turn that would take the run's cost past this (USD; see limits.ts). */
+  /**
+   * The run's budget in USD, for a loop without a `meter`: no request is sent that could take
+   * the run's cost past it (model/spend-meter.ts), and no turn is started that is expected to
+   * (limits.ts).
+   */
   maxBudgetUsd?: number;
+  /**
+   * The run's spend meter: every request of this loop (each retried attempt, its compactions)
+   * goes through it, and the result's cost is read from it. Default: the loop's own, with
+   * `maxBudgetUsd`. The session shares one with its subagents and side queries, so the budget
+   * is the run's.
+   */
+  meter?: SpendMeter;
+  /** The subagent this loop is, for the cost by part and its own result; absent: the main agent. */
+  agent?: { type: string; id: string };
+  /** Tools the provider runs itself (web search), added to every turn's request. */
+  serverTools?: readonly ServerToolSpec[];
   /** The whole run's time limit: tools are aborted and the run ends as `error_max_duration`. */
   timeoutMs?: number;
   /**
@@ -89,10 +107,9 @@ export interface AgentOptions {
   /** What each request sends of the conversation (context/); `false` sends all of it. */
   contextManagement?: Partial<ContextSettings> | false;
   /**
-   * Where the run's spend and denials are kept (default: its own). The session shares them with
-   * its subagents, so their spend counts in this run's cost and budget, their denials in its result.
+   * Where the run's denials are kept (default: its own). The session shares them with its
+   * subagents, so their denials count in its result.
    */
-  usage?: UsageTracker;
   permissionDenials?: PermissionDenial[];
 }
 
@@ -131,7 +148,7 @@ class AgentRun {
   private readonly signal: AbortSignal;
   private readonly modelClient: ModelClient;
   private readonly budget: BudgetGuard;
-  private readonly usage: UsageTracker;
+  private readonly meter: SpendMeter;
   private readonly gate: ConcurrencyGate;
   private readonly isSafe: (block: ToolUseBlock) => boolean;
   private readonly denials: PermissionDenial[];
@@ -153,9 +170,14 @@ class AgentRun {
     this.signal = options.signal
       ? AbortSignal.any([options.signal, this.timeLimit.signal])
       : this.timeLimit.signal;
-    this.modelClient = retryingClient(options);
-    this.budget = new BudgetGuard(options.maxBudgetUsd);
-    this.usage = options.usage ?? new UsageTracker();
+    this.meter = options.meter ?? new SpendMeter({ limitUsd: options.maxBudgetUsd });
+    // Beneath the retries, so that each attempt is bounded and counted; beneath the server
+    // tools, so that the meter sees the searches a request may make.
+    this.modelClient = retryingClient(
+      options,
+      withServerTools(this.meteredClient('turn'), options.serverTools ?? []),
+    );
+    this.budget = new BudgetGuard(this.meter.limitUsd);
     this.gate = new ConcurrencyGate(options.maxConcurrency ?? 10);
     this.isSafe = concurrencySafetyOf(options.pipeline.registry);
     this.denials = options.permissionDenials ?? [];
@@ -224,7 +246,7 @@ class AgentRun {
     if (options.maxTurns !== undefined && this.turns >= options.maxTurns) {
       return this.finish('error_max_turns', [`Reached max turns (${options.maxTurns})`]);
     }
-    const overBudget = this.budget.refusal(this.usage.totalCostUSD);
+    const overBudget = this.budget.refusal(this.meter.spentUsd);
     if (overBudget !== undefined) return this.finish('error_max_budget_usd', [overBudget]);
     this.turns++;
     return undefined;
@@ -291,6 +313,10 @@ class AgentRun {
         this.sendResults(uses, outcomes);
       }
       if (signal.aborted) return { result: await this.ended() };
+      // The meter refused to send a request (this turn's, or its compaction's).
+      if (isBudgetExceeded(cause)) {
+        return { result: await this.finish('error_max_budget_usd', [cause.message]) };
+      }
       return {
         result: await this.finish('error_during_execution', [
           fatalErrorMessage(cause, options.model) ?? errorMessage(cause),
@@ -332,6 +358,16 @@ class AgentRun {
     );
     // A server tool (web search) paused a long turn: sent back as it is, the response goes on.
     if (toolUses.length === 0 && response.stopReason === 'pause_turn') return 'continue';
+    // An answer cut short by the max_tokens the budget left is not a finished one.
+    if (
+      toolUses.length === 0 &&
+      response.stopReason === 'max_tokens' &&
+      this.meter.wasCapped(response.id)
+    ) {
+      return this.finish('error_max_budget_usd', [
+        `Reached the budget: $${this.meter.spentUsd.toFixed(4)} spent, the limit is $${this.meter.limitUsd}; the last answer was cut short to stay within it`,
+      ]);
+    }
     if (toolUses.length === 0) return this.stopHooks(text);
 
     const outcomes = await executor.results();
@@ -369,7 +405,7 @@ class AgentRun {
 
   /** 7. The end: SessionEnd hooks, then the result. */
   async finish(subtype: ResultSubtype, errors: string[] = []): Promise<RunResult> {
-    const { hooks, options, signal, usage } = this;
+    const { hooks, options, signal, meter } = this;
     this.timeLimit.clear();
     if (hooks.has('SessionEnd')) {
       // A stopped run still tells its hooks, but briefly: the runner kills the job soon after.
@@ -380,6 +416,8 @@ class AgentRun {
       });
       this.logRuns(end.runs);
     }
+    // The main agent's result is the run's: every part's spend. A subagent's is its own.
+    const spend = meter.summary(options.agent?.id);
     const result: RunResult = {
       subtype,
       isError: subtype !== 'success',
@@ -388,11 +426,12 @@ class AgentRun {
       durationMs: Math.round(performance.now() - this.started),
       durationApiMs: Math.round(this.apiMs),
       stopReason: this.stopReason,
-      totalCostUsd: usage.totalCostUSD,
-      usage: usage.usage,
-      modelUsage: usage.modelUsage,
+      totalCostUsd: spend.total_cost_usd,
+      usage: spend.usage,
+      modelUsage: spend.modelUsage,
       permissionDenials: this.denials,
       errors,
+      ...(options.agent === undefined && { costParts: meter.rows() }),
     };
     options.events({ type: 'result', result });
     return result;
@@ -407,7 +446,9 @@ class AgentRun {
     const { hooks, options } = this;
     return createContextManager({
       model: options.model,
-      modelClient: this.modelClient,
+      // Summaries go out with the run's retries, as compaction in the cost by part, and without
+      // server tools: a summary has nothing to search for.
+      modelClient: retryingClient(options, this.meteredClient('compaction')),
       cwd: options.cwd,
       systemPrompt: options.systemPrompt,
       tools: this.tools,
@@ -429,7 +470,7 @@ class AgentRun {
   private record(response: TurnResponse): AssistantMessage {
     const assistant: AssistantMessage = { role: 'assistant', content: response.content };
     this.stopReason = response.stopReason;
-    this.usage.add(response.model, response.usage);
+    // The meter counted this response's usage as it arrived; the guard estimates from it.
     this.budget.record(response.model, response.usage);
     this.options.events({
       type: 'assistant-message',
@@ -458,12 +499,18 @@ class AgentRun {
   private logRuns(runs: readonly HookRunRecord[]): void {
     for (const run of runs) this.options.events({ type: 'hook-run', run });
   }
+
+  /** The provider's client for one part of this loop, through the run's meter. */
+  private meteredClient(role: SpendPart['role']): ModelClient {
+    const { agent } = this.options;
+    return this.meter.client(this.options.modelClient, { role, ...(agent && { agent }) });
+  }
 }
 
 /** The model client with the run's retries, each reported as an `api-retry` event. */
-function retryingClient(options: AgentOptions): ModelClient {
-  if (options.retry === false) return options.modelClient;
-  return withRetries(options.modelClient, {
+function retryingClient(options: AgentOptions, client: ModelClient): ModelClient {
+  if (options.retry === false) return client;
+  return withRetries(client, {
     ...options.retry,
     onRetry: ({ attempt, maxRetries, delayMs, error }) =>
       options.events({

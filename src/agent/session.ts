@@ -25,8 +25,9 @@ import { noHooks } from '../hooks/types.js';
 import type { SessionHookRunner } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
 import { createModelQuery } from '../model/model-query.js';
-import { UsageTracker, resolveModelAlias } from '../model/pricing.js';
-import { withServerTools } from '../model/server-tools.js';
+import { resolveModelAlias } from '../model/pricing.js';
+import { SpendMeter } from '../model/spend-meter.js';
+import type { ServerToolSpec } from '../model/types.js';
 import { credentialFilePredicate } from '../permissions/credential-files.js';
 import { readDeniedPredicate } from '../permissions/read-denied.js';
 import { ruleNamesTool } from '../permissions/rules.js';
@@ -110,6 +111,8 @@ export interface SessionOptions {
   toolTimeoutMs?: number;
   /** How failed model requests are retried (agent/loop.ts). */
   retry?: AgentOptions['retry'];
+  /** What each request sends of the conversation, the session's and its subagents' (context/). */
+  contextManagement?: AgentOptions['contextManagement'];
   /** What the system prompt says of the workspace, when the caller has it already. */
   environment?: EnvironmentInfo;
   /**
@@ -180,8 +183,12 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   contexts.bindSubagents(
     createSubagentRunner({
       model: options.model,
-      modelClient: models.modelClient,
+      modelClient: options.modelClient,
+      serverTools: models.serverTools,
       retry: options.retry,
+      ...(options.contextManagement !== undefined && {
+        contextManagement: options.contextManagement,
+      }),
       policy: setting.policy,
       registry,
       hooksFor: (agent, cwd) => hookRunner(cwd, agent),
@@ -192,9 +199,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
       cwd: setting.projectDir,
       sessionId: state.sessionId,
       events: options.events,
-      usage: models.usage,
+      meter: models.meter,
       permissionDenials,
-      maxBudgetUsd: options.maxBudgetUsd,
       toolTimeoutMs: options.toolTimeoutMs,
     }),
   );
@@ -207,7 +213,8 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ...(environment.git?.headSha !== undefined && { commit: environment.git.headSha }),
     model: options.model,
     systemPrompt,
-    modelClient: models.modelClient,
+    modelClient: options.modelClient,
+    serverTools: models.serverTools,
     pipeline,
     permissionMode: options.permissionMode,
     cwd: setting.projectDir,
@@ -216,10 +223,12 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     sessionId: state.sessionId,
     events: options.events,
     sessionHooks: hooks,
-    maxBudgetUsd: options.maxBudgetUsd,
     timeoutMs: options.timeoutMs,
     retry: options.retry,
-    usage: models.usage,
+    ...(options.contextManagement !== undefined && {
+      contextManagement: options.contextManagement,
+    }),
+    meter: models.meter,
     permissionDenials,
   }).finally(closeMcp);
 }
@@ -349,27 +358,27 @@ function sessionHookRunner(
 }
 
 interface SessionModels {
-  /** The run's spend: the loop's, its subagents' and its side queries'. */
-  usage: UsageTracker;
+  /**
+   * The run's one spend meter: the loop's requests, its subagents', compactions' and side
+   * queries' all go through it (model/spend-meter.ts), so the budget bounds them all.
+   */
+  meter: SpendMeter;
   queryModel: ReturnType<typeof createModelQuery>;
-  /** The client with the server tools (web search) the policy allows in every request. */
-  modelClient: ModelClient;
+  /** The server tools (web search) the policy allows in every turn's request. */
+  serverTools: ServerToolSpec[];
 }
 
 function sessionModels(options: SessionOptions, setting: SessionSetting): SessionModels {
-  // Subagents' and side queries' spend counts in the run's cost and budget, with the loop's own.
-  const usage = new UsageTracker();
+  const meter = new SpendMeter({ limitUsd: options.maxBudgetUsd });
   const queryModel = createModelQuery({
-    client: options.modelClient,
+    client: meter.client(options.modelClient, { role: 'side-query' }),
     model:
       options.smallFastModel ??
       (options.env.ANTHROPIC_SMALL_FAST_MODEL?.trim() || resolveModelAlias('haiku')),
-    onUsage: (model, used) => usage.add(model, used),
   });
   // Server-side web search goes into every request when the policy allows it (web-search.ts).
   const webSearch = webSearchOffer(setting.policy, setting.anchors).spec;
-  const modelClient = withServerTools(options.modelClient, webSearch ? [webSearch] : []);
-  return { usage, queryModel, modelClient };
+  return { meter, queryModel, serverTools: webSearch ? [webSearch] : [] };
 }
 
 /**

@@ -14,17 +14,19 @@
  *   4. runAgent under the Agent call's signal (the run's abort, the time limit and the call's
  *      ceiling all reach it) and a turn cap. Of the session hooks only SubagentStop fires for
  *      it, when it would end (a block sends it back to work, as Stop does for the session);
- *   5. its events go to the session's sink as `subagent-event`s under the Agent call's id; each
- *      response's usage is added to the session's tracker as it arrives (the run's cost and
- *      budget include it), and its permission denials join the session's when it ends.
+ *   5. its events go to the session's sink as `subagent-event`s under the Agent call's id; its
+ *      requests go through the session's spend meter as its own part (the run's cost and budget
+ *      include them, and no request of it is sent that could pass the run's budget), and its
+ *      permission denials join the session's when it ends.
  */
 import { randomBytes } from 'node:crypto';
 import type { PipelineDeps } from '../execution/pipeline.js';
 import { noHooks } from '../hooks/types.js';
 import type { SessionHookRunner } from '../hooks/types.js';
 import type { ModelClient } from '../model/model-client.js';
-import type { UsageTracker } from '../model/pricing.js';
+import type { SpendMeter } from '../model/spend-meter.js';
 import { emptyUsage } from '../model/types.js';
+import type { ServerToolSpec } from '../model/types.js';
 import type { PermissionPolicy } from '../permissions/types.js';
 import { findSubagentType } from '../tools/builtin/agent.js';
 import type { SubagentType } from '../tools/builtin/agent.js';
@@ -56,6 +58,8 @@ export interface SubagentRunnerOptions {
   model: string;
   modelClient: ModelClient;
   retry?: AgentOptions['retry'];
+  /** The session's context management, for the subagent's conversation too. */
+  contextManagement?: AgentOptions['contextManagement'];
   policy: PermissionPolicy;
   /** The session's tools; read when each subagent starts (MCP tools register late). */
   registry: ToolRegistry;
@@ -72,11 +76,11 @@ export interface SubagentRunnerOptions {
   sessionId?: string;
   /** The session's sink. */
   events: EventSink;
-  /** The session's tracker and denial list (runAgent's `usage` and `permissionDenials`). */
-  usage: UsageTracker;
+  /** The session's spend meter and denial list (runAgent's `meter` and `permissionDenials`). */
+  meter: SpendMeter;
   permissionDenials: PermissionDenial[];
-  /** The run's budget: a subagent may spend what is left of it when it starts. */
-  maxBudgetUsd?: number;
+  /** The session's server tools (web search), in the subagent's requests too. */
+  serverTools?: readonly ServerToolSpec[];
   maxTurns?: number;
   toolTimeoutMs?: number;
 }
@@ -91,13 +95,10 @@ export function createSubagentRunner(
     const agentId = `a${randomBytes(8).toString('hex')}`;
     const agent = { id: agentId, type: type.name };
 
-    const left =
-      options.maxBudgetUsd === undefined
-        ? undefined
-        : options.maxBudgetUsd - options.usage.totalCostUSD;
-    if (left !== undefined && left <= 0) {
+    const { meter } = options;
+    if (meter.limitUsd !== undefined && meter.spentUsd >= meter.limitUsd) {
       return refused(agentId, 'error_max_budget_usd', [
-        `the run's budget ($${options.maxBudgetUsd}) is spent; no subagent can start`,
+        `the run's budget ($${meter.limitUsd}) is spent; no subagent can start`,
       ]);
     }
 
@@ -109,7 +110,6 @@ export function createSubagentRunner(
     let toolUseCount = 0;
     const events: EventSink = (event) => {
       if (event.type === 'assistant-message') {
-        options.usage.add(event.model, event.usage);
         toolUseCount += event.message.content.filter((block) => block.type === 'tool_use').length;
       }
       options.events({
@@ -150,8 +150,13 @@ export function createSubagentRunner(
       ...(options.sessionId !== undefined && { sessionId: options.sessionId }),
       events,
       sessionHooks: asSubagentStop(hooks),
-      ...(left !== undefined && { maxBudgetUsd: left }),
+      meter,
+      agent,
+      ...(options.serverTools !== undefined && { serverTools: options.serverTools }),
       ...(options.retry !== undefined && { retry: options.retry }),
+      ...(options.contextManagement !== undefined && {
+        contextManagement: options.contextManagement,
+      }),
     });
     options.permissionDenials.push(...result.permissionDenials);
     return {

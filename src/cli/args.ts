@@ -176,7 +176,7 @@ export function buildProgram(
     )
     .option(
       '--max-budget-usd <usd>',
-      'stop before the next request once the run has cost this much',
+      'the most the run may cost: no request is sent that could pass it',
     )
     .option('--log-file <path>', 'append the tool log (stream-json lines) to this file')
     .option(

@@ -20,6 +20,7 @@ import type { FileChange } from './git.js';
 import { cellCode, codeBlock, codeSpan, escapeProse, escapeText } from './markdown-escape.js';
 import type { RunReport, ToolCallEntry } from './report.js';
 import type { HookRunRecord } from '../hooks/types.js';
+import type { SpendRow } from '../model/spend-meter.js';
 import type { TodoItem } from '../tools/tool.js';
 
 /** Finds the comment again on the next run (one comment per PR or issue). */
@@ -86,7 +87,15 @@ const ICONS: Record<Conclusion, string> = {
 };
 
 /** Rows each table shows at most before the rest is left to the artifact. */
-const CAPS = { files: 50, todos: 30, denials: 20, calls: 60, hooks: 30, notes: 20 } as const;
+const CAPS = {
+  files: 50,
+  todos: 30,
+  denials: 20,
+  calls: 60,
+  hooks: 30,
+  notes: 20,
+  costs: 20,
+} as const;
 type Caps = Record<keyof typeof CAPS, number>;
 
 /** The model's last text shown, in characters: the whole is in the transcript. */
@@ -130,7 +139,7 @@ export async function renderReport(
 }
 
 function zeroCaps(): Caps {
-  return { files: 0, todos: 0, denials: 0, calls: 0, hooks: 0, notes: 0 };
+  return { files: 0, todos: 0, denials: 0, calls: 0, hooks: 0, notes: 0, costs: 0 };
 }
 
 /** What every attempt at fitting shares: computed once. */
@@ -231,6 +240,9 @@ function compose(view: View, diffBudget: number, caps: Caps): string {
   if (report.denials.length > 0) parts.push(denials(view, caps.denials));
   if (report.calls.length > 0) parts.push(toolLog(view, caps));
   if (report.hookRuns.length > 0) parts.push(hookRuns(view, caps.hooks));
+  const costs = report.result?.costParts ?? [];
+  // One part alone is the total the numbers line shows already.
+  if (costs.length > 1) parts.push(costTable(costs, caps.costs));
   parts.push(footer(view));
   return `${parts.join('\n\n')}\n`;
 }
@@ -356,6 +368,69 @@ function diffBlock(view: View, budget: number): string {
     note = `\n… diff cut after ${thousands(budget)} of ${thousands(view.diff.length)} characters: the whole patch is in ${artifact}.\n`;
   }
   return `<details>${summary}\n\n${codeBlock(diff, 'diff')}\n${note}${leftOut}</details>`;
+}
+
+/**
+ * What each part of the run cost (spend-meter.ts): the main agent, each subagent, compaction,
+ * side queries, failed attempts; the rows add up to the numbers line's total. The costliest rows
+ * are shown, the rest summed in one.
+ */
+function costTable(rows: readonly SpendRow[], cap: number): string {
+  const total = rows.reduce((sum, row) => sum + row.costUsd, 0);
+  const order = [...rows].sort((a, b) => b.costUsd - a.costUsd);
+  const shown = order.slice(0, Math.max(cap, 1));
+  const rest = order.slice(shown.length);
+  const line = (label: string, requests: number, tokens: number, cost: number) =>
+    `| ${label} | ${thousands(requests)} | ${thousands(tokens)} | $${cost.toFixed(4)} |`;
+  const lines = shown.map((row) =>
+    line(costLabel(row), row.requests, tokenCount(row), row.costUsd),
+  );
+  if (rest.length > 0) {
+    lines.push(
+      line(
+        `… ${more(rest.length, 'part')}`,
+        rest.reduce((sum, row) => sum + row.requests, 0),
+        rest.reduce((sum, row) => sum + tokenCount(row), 0),
+        rest.reduce((sum, row) => sum + row.costUsd, 0),
+      ),
+    );
+  }
+  return [
+    `**Cost by part ($${total.toFixed(4)})**`,
+    '',
+    '| part | requests | tokens | cost |',
+    '|---|---:|---:|---:|',
+    ...lines,
+  ].join('\n');
+}
+
+function costLabel(row: SpendRow): string {
+  const agent =
+    row.agentType === undefined
+      ? ''
+      : `subagent ${codeSpan(row.agentType)} ${codeSpan(row.agentId ?? '')}`;
+  switch (row.kind) {
+    case 'main':
+      return 'main agent';
+    case 'subagent':
+      return agent;
+    case 'compaction':
+      return agent === '' ? 'compaction' : `compaction (${agent})`;
+    case 'side-query':
+      return 'side queries';
+    case 'failed':
+      return 'failed attempts (retried or cut off)';
+  }
+}
+
+function tokenCount(row: SpendRow): number {
+  const { usage } = row;
+  return (
+    usage.input_tokens +
+    usage.output_tokens +
+    usage.cache_read_input_tokens +
+    usage.cache_creation_input_tokens
+  );
 }
 
 const TODO_MARKS = { completed: '[x]', in_progress: '[ ] ⏳', pending: '[ ]' } as const;

@@ -44,7 +44,13 @@ export type ModelStreamEvent =
   | { type: 'tool-use-start'; index: number; id: string; name: string }
   | { type: 'tool-input-delta'; index: number; partialJson: string }
   | { type: 'block-complete'; index: number; block: AssistantContentBlock; inputError?: string }
-  | { type: 'message-complete'; message: CompletedMessage };
+  | { type: 'message-complete'; message: CompletedMessage }
+  /**
+   * Not a response event: the request is held until requests in flight settle what the budget
+   * has set aside for them (spend-meter.ts), repeated while it waits, so that a stall watchdog
+   * does not take the wait for a stalled stream. Consumers pass over it.
+   */
+  | { type: 'waiting-for-budget' };
 
 export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;

@@ -152,7 +152,13 @@ function versionOf(major: string | undefined, minor: string | undefined): string
   return minorNumber === 0 ? String(Number(major)) : `${Number(major)}.${minorNumber}`;
 }
 
-/** The cost of one API response; a long-prompt band applies to every token of that response. */
+/** What one server-side web search costs ($10 per thousand), on top of its tokens. */
+export const WEB_SEARCH_USD = 0.01;
+
+/**
+ * The cost of one API response; a long-prompt band applies to every token of that response.
+ * Web searches the response made (`usage.server_tool_use`) are priced too.
+ */
 export function costUSD(model: string, usage: Usage): number {
   const pricing = pricingFor(model);
   const prompt =
@@ -168,7 +174,8 @@ export function costUSD(model: string, usage: Usage): number {
       usage.output_tokens * output +
       usage.cache_creation_input_tokens * pricing.cacheWritePerMTok * scale +
       usage.cache_read_input_tokens * pricing.cacheReadPerMTok * scale) /
-    MILLION
+      MILLION +
+    (usage.server_tool_use?.web_search_requests ?? 0) * WEB_SEARCH_USD
   );
 }
 
@@ -207,7 +214,8 @@ export class UsageTracker {
     entry.outputTokens += usage.output_tokens;
     entry.cacheReadInputTokens += usage.cache_read_input_tokens;
     entry.cacheCreationInputTokens += usage.cache_creation_input_tokens;
-    entry.webSearchRequests += options.webSearchRequests ?? 0;
+    entry.webSearchRequests +=
+      options.webSearchRequests ?? usage.server_tool_use?.web_search_requests ?? 0;
     entry.costUSD += costUSD(model, usage);
     this.perModel.set(model, entry);
   }
