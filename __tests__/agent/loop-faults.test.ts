@@ -70,7 +70,7 @@ async function run(
   const logPath = join(dir, 'tool-log.jsonl');
   const transcriptPath = join(dir, 'transcript.jsonl');
   const files = [
-    openToolLog(logPath),
+    openToolLog(logPath, 'session'),
     openTranscript(transcriptPath, { sessionId: 'session', prompt: 'fix it' }),
   ];
   const calls = makeCallLog();

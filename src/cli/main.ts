@@ -87,7 +87,7 @@ export async function main(io: CliIo): Promise<number> {
   let sandbox: Sandbox | undefined;
   try {
     const projectDir = realpathSync(io.cwd);
-    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile)));
+    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile), sessionId));
     const policy = await loadPolicy({
       projectDir,
       cwd: projectDir,

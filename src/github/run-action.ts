@@ -249,7 +249,7 @@ async function work(
   /** How the action's own fetches and push reach the repository: with its token. */
   const remote: RemoteAccess = { token: inputs.githubToken, serverUrl: event.serverUrl };
   const collector = new ReportCollector();
-  const log = openToolLog(paths.log);
+  const log = openToolLog(paths.log, `${event.runId}`);
   let transcript: ReturnType<typeof openTranscript> | undefined;
   let result: RunResult | undefined;
   let conclusion: Conclusion = 'failed';
@@ -492,7 +492,9 @@ async function work(
     if (scan && scan.findings.length > 0) {
       masker = createSecretMasker([...masker.secrets, ...scan.values]);
       patch = scan.patch;
-      for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
+      // The tool log is rechained as it is masked (tool-log.ts); the final hash comes after.
+      log.redact(masker);
+      redactNdjsonFile(paths.transcript, masker);
     }
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
