@@ -91,8 +91,10 @@ describe('ci-agent --log-file (built CLI)', () => {
     const afterKill = readFileSync(logPath, 'utf8');
     expect(afterKill.endsWith('\n')).toBe(true);
     expect(parseLines(afterKill)).toEqual(midRun);
-    // stdout and the log are the same lines, uuids included.
-    expect(run.lines).toEqual(midRun);
+    // stdout and the log are the same lines, uuids included; the log adds its chain field.
+    expect(run.lines).toEqual(midRun.map(({ ci_agent_chain: _chain, ...line }) => line));
+    expect(midRun.every((line) => typeof line.ci_agent_chain === 'object')).toBe(true);
+    expect(run.stdout).not.toContain('ci_agent_chain');
 
     expect(afterKill).not.toContain(API_KEY);
     expect(afterKill).not.toContain(TOKEN);

@@ -36,6 +36,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
+import { runAuditCommand } from './audit-command.js';
 import type { CliSettings } from './args.js';
 import { sandboxUnavailableText, startCliSandbox } from './cli-sandbox.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
@@ -55,6 +56,8 @@ export interface CliIo {
 }
 
 export async function main(io: CliIo): Promise<number> {
+  // A subcommand, as `claude mcp …` is one: only as the first word, never a prompt's.
+  if (io.argv[0] === 'audit') return runAuditCommand({ ...io, argv: io.argv.slice(1) });
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   let masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
