@@ -190,7 +190,12 @@ describe('the transcript (built CLI)', () => {
 
     // The hook's stderr and the tool_result are masked in the log and on stdout alike.
     const log = readFileSync(run.workspace.path('run.ndjson'), 'utf8');
-    expect(parseLines(log)).toEqual(run.lines);
+    // The log is stdout's lines, each with its chain field, then its closing line.
+    expect(
+      parseLines(log)
+        .filter((line) => line.subtype !== 'log_end')
+        .map(({ ci_agent_chain: _chain, ...line }) => line),
+    ).toEqual(run.lines);
     expect(log).not.toContain(TOKEN);
     const hookLine = run.lines.find((line) => line.subtype === 'hook_response');
     expect(hookLine).toMatchObject({
