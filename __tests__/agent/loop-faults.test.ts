@@ -70,7 +70,7 @@ async function run(
   const logPath = join(dir, 'tool-log.jsonl');
   const transcriptPath = join(dir, 'transcript.jsonl');
   const files = [
-    openToolLog(logPath),
+    openToolLog(logPath, 'session'),
     openTranscript(transcriptPath, { sessionId: 'session', prompt: 'fix it' }),
   ];
   const calls = makeCallLog();
@@ -107,7 +107,11 @@ async function run(
         .trim()
         .split('\n')
         .map((line) => JSON.parse(line) as Line);
-    return { result, log: lines(logPath), transcript: lines(transcriptPath) };
+    // The log's lines as the mapper gave them: without the chain field and the closing line.
+    const log = lines(logPath)
+      .filter((line) => line.subtype !== 'log_end')
+      .map(({ ci_agent_chain: _chain, ...line }) => line);
+    return { result, log, transcript: lines(transcriptPath) };
   });
   return { finished, calls, clock, events, server };
 }

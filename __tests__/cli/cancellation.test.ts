@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReplayScriptEntry, ReplayServer } from '../../testkit/replay-server.js';
 import { createPause, startReplayServer } from '../../testkit/replay-server.js';
+import { verifyLogText } from '../../src/audit/verify.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 import { SPAWN_LIKE } from '../helpers/spawn-like.js';
@@ -131,7 +132,12 @@ function expectCompleteFiles(run: Stopped): void {
     is_error: true,
     errors: ['the run was stopped: received SIGTERM'],
   });
-  expect(run.log.at(-1)).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
+  // A stopped run still closes its log: the chain ends with log_end and verifies whole.
+  expect(run.log.at(-2)).toMatchObject({ type: 'result', subtype: 'error_during_execution' });
+  expect(run.log.at(-1)).toMatchObject({ type: 'system', subtype: 'log_end' });
+  expect(verifyLogText(readFileSync(join(workspace!.root, 'log.jsonl'), 'utf8')).status).toBe(
+    'verified',
+  );
   expect(run.log.map((line) => line.subtype ?? line.type)).toEqual(
     expect.arrayContaining(['init', 'assistant', 'permission_decision', 'tool_call_end', 'user']),
   );

@@ -83,7 +83,7 @@ describe('the report comment (dist/index.js)', () => {
       ])
         expect(text).toContain(section);
       expect(text.trim()).toMatch(
-        /the run’s artifacts: tool-log\.jsonl, transcript\.jsonl, changes\.patch, report\.md, audit\.html$/,
+        /the run’s artifacts: tool-log\.jsonl, transcript\.jsonl, changes\.patch, report\.md, audit\.html · Tool log hash: sha256:[0-9a-f]{64}$/,
       );
       expect(text).toContain(HOSTILE_COMMAND);
 

@@ -61,6 +61,8 @@ describe('action.yml', () => {
       'comment-url',
       'diff-path',
       'log-path',
+      'log-hash',
+      'audit-result',
       'turns',
       'cost-usd',
     ]);

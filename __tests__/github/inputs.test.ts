@@ -59,6 +59,8 @@ describe('readInputs', () => {
       uploadArtifact: true,
       artifactName: 'ci-agent-log',
       comment: true,
+      attest: false,
+      auditRunId: undefined,
     });
   });
 
@@ -83,6 +85,8 @@ describe('readInputs', () => {
         'upload-artifact': 'false',
         'artifact-name': 'agent log',
         comment: 'FALSE',
+        attest: 'true',
+        'audit-run-id': '1658821493',
       }),
     ).toEqual({
       anthropicApiKey: 'sk-ant-test',
@@ -104,6 +108,8 @@ describe('readInputs', () => {
       uploadArtifact: false,
       artifactName: 'agent log',
       comment: false,
+      attest: true,
+      auditRunId: 1658821493,
     });
   });
 
@@ -221,6 +227,11 @@ describe('readInputs', () => {
         'allowed-bots',
         'dependabot[bot], evil bot',
         'allowed-bots: expected bot logins separated by commas or newlines, like dependabot[bot], renovate[bot], or *, got "dependabot[bot], evil bot"',
+      ],
+      [
+        'audit-run-id',
+        '12a',
+        'audit-run-id: expected a workflow run id (a positive integer), got "12a"',
       ],
       [
         'artifact-name',

@@ -91,8 +91,10 @@ describe('ci-agent --log-file (built CLI)', () => {
     const afterKill = readFileSync(logPath, 'utf8');
     expect(afterKill.endsWith('\n')).toBe(true);
     expect(parseLines(afterKill)).toEqual(midRun);
-    // stdout and the log are the same lines, uuids included.
-    expect(run.lines).toEqual(midRun);
+    // stdout and the log are the same lines, uuids included; the log adds its chain field.
+    expect(run.lines).toEqual(midRun.map(({ ci_agent_chain: _chain, ...line }) => line));
+    expect(midRun.every((line) => typeof line.ci_agent_chain === 'object')).toBe(true);
+    expect(run.stdout).not.toContain('ci_agent_chain');
 
     expect(afterKill).not.toContain(API_KEY);
     expect(afterKill).not.toContain(TOKEN);
@@ -188,7 +190,12 @@ describe('the transcript (built CLI)', () => {
 
     // The hook's stderr and the tool_result are masked in the log and on stdout alike.
     const log = readFileSync(run.workspace.path('run.ndjson'), 'utf8');
-    expect(parseLines(log)).toEqual(run.lines);
+    // The log is stdout's lines, each with its chain field, then its closing line.
+    expect(
+      parseLines(log)
+        .filter((line) => line.subtype !== 'log_end')
+        .map(({ ci_agent_chain: _chain, ...line }) => line),
+    ).toEqual(run.lines);
     expect(log).not.toContain(TOKEN);
     const hookLine = run.lines.find((line) => line.subtype === 'hook_response');
     expect(hookLine).toMatchObject({

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSecretMasker } from '../../src/log/secret-masker.js';
 import type { StreamJsonLine } from '../../src/log/stream-json.js';
 import { LogFileError, openToolLog, openTranscript } from '../../src/log/tool-log.js';
+import { verifyLogText } from '../../src/audit/verify.js';
 import type { Workspace } from '../helpers/tool-harness.js';
 import { SPAWN_LIKE } from '../helpers/spawn-like.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
@@ -21,11 +22,18 @@ function workspace(): Workspace {
   return created;
 }
 
-function readLines(path: string): StreamJsonLine[] {
+function readRaw(path: string): StreamJsonLine[] {
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as StreamJsonLine);
+}
+
+/** The lines as written to the log, without their chain field and the closing line. */
+function readLines(path: string): StreamJsonLine[] {
+  return readRaw(path)
+    .filter((line) => line.subtype !== 'log_end')
+    .map(({ ci_agent_chain: _chain, ...line }) => line);
 }
 
 const line = (index: number): StreamJsonLine => ({ type: 'system', subtype: 'test', index });
@@ -33,7 +41,7 @@ const line = (index: number): StreamJsonLine => ({ type: 'system', subtype: 'tes
 describe('openToolLog', () => {
   it('has each line in the file as soon as it is written, before close', () => {
     const path = workspace().path('log.ndjson');
-    const log = openToolLog(path);
+    const log = openToolLog(path, 'session-1');
     log.write(line(1));
     expect(readLines(path)).toEqual([line(1)]);
     log.write(line(2));
@@ -46,13 +54,13 @@ describe('openToolLog', () => {
     const existing = dir.path('a/b/existing.ndjson');
     mkdirSync(dir.path('a/b'), { recursive: true });
     writeFileSync(existing, `${JSON.stringify(line(0))}\n`);
-    const log = openToolLog(existing);
+    const log = openToolLog(existing, 'session-1');
     log.write(line(1));
     log.close();
     expect(readLines(existing)).toEqual([line(0), line(1)]);
 
     const fresh = dir.path('new/dir/log.ndjson');
-    const other = openToolLog(fresh);
+    const other = openToolLog(fresh, 'session-1');
     other.write(line(7));
     other.close();
     expect(readLines(fresh)).toEqual([line(7)]);
@@ -60,7 +68,7 @@ describe('openToolLog', () => {
 
   it('drops lines written after close, and closes once', () => {
     const path = workspace().path('log.ndjson');
-    const log = openToolLog(path);
+    const log = openToolLog(path, 'session-1');
     log.write(line(1));
     log.close();
     log.write(line(2));
@@ -73,14 +81,14 @@ describe('openToolLog', () => {
     const dir = workspace();
     writeFileSync(dir.path('file'), '');
     const path = dir.path('file/log.ndjson');
-    expect(() => openToolLog(path)).toThrow(LogFileError);
-    expect(() => openToolLog(path)).toThrow(`cannot open the tool log file "${path}"`);
+    expect(() => openToolLog(path, 'session-1')).toThrow(LogFileError);
+    expect(() => openToolLog(path, 'session-1')).toThrow(`cannot open the tool log file "${path}"`);
   });
 
   it.runIf(existsSync('/dev/full'))(
     'keeps the run going when a write fails, and reports the first failure',
     () => {
-      const log = openToolLog('/dev/full');
+      const log = openToolLog('/dev/full', 'session-1');
       expect(() => log.write(line(1))).not.toThrow();
       expect(log.error).toBeInstanceOf(LogFileError);
       expect(log.error?.message).toMatch(
@@ -101,7 +109,7 @@ describe('openToolLog', () => {
       script,
       [
         `import { openToolLog } from ${JSON.stringify(join(REPO, 'src/log/tool-log.ts'))};`,
-        'const log = openToolLog(process.argv[2]);',
+        'const log = openToolLog(process.argv[2], "session-1");',
         "for (let i = 0; i < 50; i++) log.write({ type: 'system', i, pad: 'x'.repeat(i * 4096) });",
         "process.stdout.write('ready\\n');",
         'setInterval(() => undefined, 1000);',
@@ -125,6 +133,75 @@ describe('openToolLog', () => {
     const lines = readLines(path);
     expect(lines.map((entry) => entry.i)).toEqual([...Array(50).keys()]);
     expect((lines[49]?.pad as string).length).toBe(49 * 4096);
+    // No closing line: the chain verifies to its last whole line, and says it is incomplete.
+    const verdict = verifyLogText(readFileSync(path, 'utf8'));
+    expect(verdict.status).toBe('incomplete');
+    expect(verdict.failure).toBeUndefined();
+    expect(verdict.records).toHaveLength(50);
+  });
+});
+
+describe('the tool log chain', () => {
+  it('chains every line and ends with log_end, whose hash is the final one', () => {
+    const path = workspace().path('log.ndjson');
+    const log = openToolLog(path, 'session-1');
+    log.write(line(1));
+    log.write(line(2));
+    expect(log.finalHash).toBeUndefined();
+    log.close();
+    const raw = readRaw(path);
+    expect(raw.map((entry) => (entry.ci_agent_chain as { seq: number }).seq)).toEqual([1, 2, 3]);
+    expect(raw[2]).toMatchObject({
+      type: 'system',
+      subtype: 'log_end',
+      session_id: 'session-1',
+      lines: 2,
+    });
+    const verdict = verifyLogText(readFileSync(path, 'utf8'));
+    expect(verdict.status).toBe('verified');
+    expect(verdict.finalHash).toBe(`sha256:${log.finalHash}`);
+    // The field is the line's last: the rest is the line exactly as stdout would print it.
+    const first = readFileSync(path, 'utf8').split('\n')[0]!;
+    expect(first.startsWith(JSON.stringify(line(1)).slice(0, -1) + ',"ci_agent_chain":')).toBe(
+      true,
+    );
+  });
+
+  it("starts a second chain when a run appends to an earlier run's log", () => {
+    const path = workspace().path('log.ndjson');
+    for (const session of ['a', 'b']) {
+      const log = openToolLog(path, session);
+      log.write(line(1));
+      log.close();
+    }
+    const verdict = verifyLogText(readFileSync(path, 'utf8'));
+    expect(verdict).toMatchObject({ status: 'verified', chains: 2, sessionId: 'b' });
+  });
+
+  it('rechains the lines it masks again, so that the redacted log still verifies', () => {
+    const path = workspace().path('log.ndjson');
+    const log = openToolLog(path, 'session-1');
+    log.write({ type: 'assistant', text: 'the key is hunter2-secret-value' });
+    log.write(line(2));
+    log.redact(createSecretMasker(['hunter2-secret-value']));
+    log.write(line(3));
+    log.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text).not.toContain('hunter2-secret-value');
+    expect(readLines(path)).toEqual([
+      { type: 'assistant', text: 'the key is ***' },
+      line(2),
+      line(3),
+    ]);
+    expect(verifyLogText(text).status).toBe('verified');
+    expect(verifyLogText(text).finalHash).toBe(`sha256:${log.finalHash}`);
+  });
+
+  it.runIf(existsSync('/dev/full'))('has no final hash when a write failed', () => {
+    const log = openToolLog('/dev/full', 'session-1');
+    log.write(line(1));
+    log.close();
+    expect(log.finalHash).toBeUndefined();
   });
 });
 

@@ -36,6 +36,7 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
+import { runAuditCommand } from './audit-command.js';
 import type { CliSettings } from './args.js';
 import { sandboxUnavailableText, startCliSandbox } from './cli-sandbox.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
@@ -55,11 +56,13 @@ export interface CliIo {
 }
 
 export async function main(io: CliIo): Promise<number> {
+  // Subcommands, as `claude mcp …` is one: only as the first word, never a prompt's.
   // `ci-agent replay …` (docs/REPLAY.md): loaded only when asked for, as its own chunk.
   if (io.argv[0] === 'replay') {
     const { replayMain } = await import('./replay-command.js');
     return replayMain(io, io.argv.slice(1));
   }
+  if (io.argv[0] === 'audit') return runAuditCommand({ ...io, argv: io.argv.slice(1) });
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   let masker = createSecretMasker(secretValues(io.env));
   const stderr = (text: string) => io.stderr(masker.mask(text));
@@ -92,7 +95,7 @@ export async function main(io: CliIo): Promise<number> {
   let sandbox: Sandbox | undefined;
   try {
     const projectDir = realpathSync(io.cwd);
-    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile)));
+    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile), sessionId));
     const policy = await loadPolicy({
       projectDir,
       cwd: projectDir,

@@ -37,6 +37,10 @@ export interface ActionInputs {
   uploadArtifact: boolean;
   artifactName: string;
   comment: boolean;
+  /** Attest the artifact's files with Sigstore (needs id-token: write, attestations: write). */
+  attest: boolean;
+  /** Audit mode: verify this finished run's artifact instead of running the agent. */
+  auditRunId: number | undefined;
 }
 
 /** The defaults of action.yml, applied here too so a run outside the runner behaves the same. */
@@ -50,6 +54,7 @@ export const INPUT_DEFAULTS = Object.freeze({
   'upload-artifact': true,
   'artifact-name': 'ci-agent-log',
   comment: true,
+  attest: false,
 });
 
 /** One line per bad input: `max-turns: expected a positive integer, got "ten"`. */
@@ -199,6 +204,8 @@ const inputsSchema = z
       INPUT_DEFAULTS['artifact-name'],
     ),
     comment: field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS.comment),
+    attest: field(BOOLEAN_FORM, yamlBoolean, INPUT_DEFAULTS.attest),
+    'audit-run-id': field('a workflow run id (a positive integer)', positiveInteger),
   })
   .transform((raw): ActionInputs => ({
     anthropicApiKey: raw['anthropic-api-key'],
@@ -220,6 +227,8 @@ const inputsSchema = z
     uploadArtifact: raw['upload-artifact'],
     artifactName: raw['artifact-name'],
     comment: raw.comment,
+    attest: raw.attest,
+    auditRunId: raw['audit-run-id'],
   }));
 
 /** Every input name of action.yml, in its order. */

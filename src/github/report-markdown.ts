@@ -22,6 +22,7 @@ import type { RunReport, ToolCallEntry } from './report.js';
 import type { HookRunRecord } from '../hooks/types.js';
 import type { SpendRow } from '../model/spend-meter.js';
 import type { TodoItem } from '../tools/tool.js';
+import { LOG_HASH_LABEL } from '../log/log-chain.js';
 
 /** Finds the comment again on the next run (one comment per PR or issue). */
 export const REPORT_MARKER = '<!-- ci-agent:report -->';
@@ -68,6 +69,11 @@ export interface ReportContext {
     | { kind: 'unsandboxed'; why: string };
   /** Where the model was reached, when not Anthropic's API: `Amazon Bedrock (us-east-1)`. */
   provider?: string;
+  /**
+   * The tool log's final hash (`sha256:<hex>`, log/log-chain.ts): what `ci-agent audit
+   * --expect-hash` checks the artifact against. Unset: the log could not be closed.
+   */
+  logHash?: string;
 }
 
 export interface RenderOptions {
@@ -636,6 +642,7 @@ function footer(view: View): string {
       : view.context.artifactFiles.length === 0
         ? 'no artifact was uploaded: the step log says why'
         : `${view.artifact}: ${view.context.artifactFiles.join(', ')}`,
+    view.context.logHash ? `${LOG_HASH_LABEL}: ${codeSpan(view.context.logHash)}` : undefined,
   ];
   return `<sub>${bits.filter(Boolean).join(' · ')}</sub>`;
 }

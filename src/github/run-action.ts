@@ -25,6 +25,7 @@ import { createSecretMasker } from '../log/secret-masker.js';
 import type { SecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';
+import { publishedHash } from '../log/log-chain.js';
 import { redactNdjsonFile } from '../log/redact-ndjson.js';
 import { configureModelProvider } from '../model/model-provider.js';
 import type { ModelProvider } from '../model/model-provider.js';
@@ -36,7 +37,11 @@ import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
+import { ATTESTATION_FILE } from '../audit/source.js';
+import { attestFiles } from './attest-artifact.js';
+import type { AttestOutcome } from './attest-artifact.js';
 import { writeAuditPage } from './audit-page.js';
+import { auditRun } from './audit-run.js';
 import { authorizeActor } from './authorization.js';
 import {
   credentialsNote,
@@ -145,6 +150,9 @@ export async function runAction(
   const context: RunContext = { env, signal: options.signal, commands, masker };
   const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
+  // Audit mode: a finished run's artifact is verified; no agent runs (audit-run.ts).
+  if (inputs.auditRunId !== undefined)
+    return auditRun(inputs.auditRunId, inputs, event, env, commands);
   const decided = deriveTask(event, inputs);
   if (decided.kind === 'skip') return await skipped(commands, decided.reason);
   const task = decided;
@@ -251,7 +259,7 @@ async function work(
   /** How the action's own fetches and push reach the repository: with its token. */
   const remote: RemoteAccess = { token: inputs.githubToken, serverUrl: event.serverUrl };
   const collector = new ReportCollector();
-  const log = openToolLog(paths.log);
+  const log = openToolLog(paths.log, `${event.runId}`);
   let transcript: ReturnType<typeof openTranscript> | undefined;
   let result: RunResult | undefined;
   let conclusion: Conclusion = 'failed';
@@ -495,7 +503,9 @@ async function work(
     if (scan && scan.findings.length > 0) {
       masker = createSecretMasker([...masker.secrets, ...scan.values]);
       patch = scan.patch;
-      for (const file of [paths.log, paths.transcript]) redactNdjsonFile(file, masker);
+      // The tool log is rechained as it is masked (tool-log.ts); the final hash comes after.
+      log.redact(masker);
+      redactNdjsonFile(paths.transcript, masker);
     }
     writeFileSync(paths.diff, masker.mask(patch));
     // A stopped session still returns a result; it is a cancelled run, not a finished one, and
@@ -600,6 +610,22 @@ async function work(
     await putCredentialsBack(credentials, commands);
   }
 
+  /** Best effort (attest-artifact.ts): a run that cannot attest says why and goes on. */
+  async function attest(): Promise<AttestOutcome> {
+    const outcome = await attestFiles(
+      [paths.log, paths.transcript, paths.diff],
+      artifactsDir,
+      inputs.githubToken,
+      env,
+    );
+    if (!outcome.attested) {
+      const why = `The artifact is not attested: ${outcome.reason}`;
+      warnings.push(why);
+      commands.warning(masker.mask(why));
+    }
+    return outcome;
+  }
+
   /**
    * The last check of the runner files, before the action writes its outputs and summary: for
    * a run that ended before the check after the agent (a failure, passing tests), and for a
@@ -624,6 +650,14 @@ async function work(
   }
 
   async function finish(): Promise<ActionOutcome> {
+    // Closed first: its closing line's hash is the final one, which the report and the outputs
+    // publish outside the log (docs/AUDIT.md). A log that failed to write has none.
+    log.close();
+    const logHash = log.finalHash === undefined ? undefined : publishedHash(log.finalHash);
+    if (log.error) warnings.push(`The tool log is incomplete: ${log.error.message}`);
+    const uploads: Record<string, string> = { ...paths };
+    const attestation = inputs.attest && inputs.uploadArtifact ? await attest() : undefined;
+    if (attestation?.attested) uploads.attestation = attestation.path;
     const report = collector.report;
     const stash = await credentials?.catch(() => undefined);
     const credentialsTaken = stash && credentialsNote(stash);
@@ -638,6 +672,11 @@ async function work(
     const author = openedBy ?? (started?.ok ? started.author : undefined);
     const notes = [
       ...(credentialsTaken ? [credentialsTaken] : []),
+      ...(attestation?.attested
+        ? [
+            `The artifact's ${attestation.subjects.join(', ')} are attested (Sigstore, with this job's identity): ${ATTESTATION_FILE}`,
+          ]
+        : []),
       ...(pushed && isWorkflowToken(author)
         ? [workflowTokenNote(pushed, openedBy !== undefined)]
         : []),
@@ -669,16 +708,17 @@ async function work(
             provider: provider.description.label,
           }),
           artifactFiles: uploaded,
+          ...(logHash && { logHash }),
         },
         { mask: (text) => masker.mask(text) },
       );
     // The page of the log and patch as they stand now (masked, redacted after the push scan).
     const pageProblem = writeAuditPage(paths, `ci-agent run ${event.runId}`);
     if (pageProblem) commands.warning(masker.mask(pageProblem));
-    let markdown = await render(artifactFiles(paths, [paths.report]));
+    let markdown = await render(artifactFiles(uploads, [paths.report]));
     writeFileSync(paths.report, markdown);
     if (inputs.uploadArtifact) {
-      const uploaded = await uploadArtifact(commands, inputs.artifactName, artifactsDir, paths);
+      const uploaded = await uploadArtifact(commands, inputs.artifactName, artifactsDir, uploads);
       if (!uploaded) markdown = await render([]);
     }
     let commentUrl: string | undefined;
@@ -696,6 +736,7 @@ async function work(
     commands.setOutput('comment-url', commentUrl ?? '');
     commands.setOutput('diff-path', paths.diff);
     commands.setOutput('log-path', paths.log);
+    commands.setOutput('log-hash', logHash ?? '');
     commands.setOutput('turns', result?.numTurns ?? 0);
     commands.setOutput('cost-usd', (result?.totalCostUsd ?? 0).toFixed(4));
     commands.info(masker.mask(`ci-agent: ${conclusion}: ${headline}`));

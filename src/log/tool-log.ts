@@ -4,7 +4,8 @@
  * line written so far, whole (ARCHITECTURE: "a killed run still leaves a log"). No fsync: the
  * kernel keeps what was written when the process dies; only a machine crash can lose it.
  *
- * - the tool log (`openToolLog`): every stream-json line (stream-json.ts), audit lines included;
+ * - the tool log (`openToolLog`): every stream-json line (stream-json.ts), audit lines included,
+ *   each with its link in the log's hash chain (log-chain.ts), and `system/log_end` at close;
  * - the transcript (`openTranscript`): the conversation only — the prompt as a `user` entry, then
  *   the `assistant` and `user` (tool_result) entries — shaped as Claude Code's session JSONL
  *   (transcript-entry.ts), since that is what hooks read at `transcript_path`.
@@ -12,9 +13,10 @@
  * Both files are appended to, never truncated; the directory is created when missing.
  */
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { errorMessage } from '../util/errors.js';
+import { CHAIN_FIELD, LogChain, splitChainedLine } from './log-chain.js';
 import type { SecretMasker } from './secret-masker.js';
 import type { LineSink, StreamJsonLine } from './stream-json.js';
 import type { TranscriptContext } from './transcript-entry.js';
@@ -30,9 +32,68 @@ export interface NdjsonFile {
   close(): void;
 }
 
-/** The tool log (docs/DECISIONS.md #14). Throws LogFileError when the file cannot be opened. */
-export function openToolLog(path: string): NdjsonFile {
-  return openNdjsonFile(path, 'tool log', (line) => line);
+export interface ToolLog extends NdjsonFile {
+  /**
+   * The hash of the closing line once close() wrote it (log-chain.ts); undefined while open, or
+   * when a write failed (the log then ends without one: incomplete).
+   */
+  readonly finalHash: string | undefined;
+  /** Lines chained so far, the closing line included. */
+  readonly lines: number;
+  /**
+   * Masks every line again with a masker that knows more (redact-ndjson.ts) and rechains them
+   * from the genesis: the rewrite is the action's own, before the final hash is published.
+   */
+  redact(masker: SecretMasker): void;
+}
+
+/**
+ * The tool log (docs/DECISIONS.md #14, docs/AUDIT.md), chained from `sessionId`'s genesis.
+ * Appended to a file that already holds a log, it starts a second chain (seq 1 again) after the
+ * first; the audit verifies each. Throws LogFileError when the file cannot be opened.
+ */
+export function openToolLog(path: string, sessionId: string): ToolLog {
+  const chain = new LogChain(sessionId);
+  let finalHash: string | undefined;
+  const file = openNdjsonFile(path, 'tool log', (line) => line, [], {
+    serialize: (line) => chain.next(line),
+  });
+  return {
+    path,
+    write: file.write,
+    get error() {
+      return file.error;
+    },
+    get finalHash() {
+      return finalHash;
+    },
+    get lines() {
+      return chain.lines;
+    },
+    close() {
+      if (file.closed) return;
+      file.appendText(chain.end());
+      if (file.error === undefined) finalHash = chain.lastHash;
+      file.close();
+    },
+    redact(masker) {
+      if (file.closed) return;
+      const all = readFileSync(path, 'utf8')
+        .split('\n')
+        .filter((text) => text !== '');
+      // This run's lines are the file's last ones; an earlier run's chain is left as it is.
+      const earlier = all.slice(0, all.length - chain.lines);
+      const lines = all.slice(all.length - chain.lines);
+      chain.restart();
+      const texts = lines.map((text) => {
+        const split = splitChainedLine(text);
+        const line = JSON.parse(split?.body ?? text) as Record<string, unknown>;
+        delete line[CHAIN_FIELD];
+        return chain.next(masker.maskJson(line));
+      });
+      file.rewrite([...earlier, ...texts]);
+    },
+  };
 }
 
 export interface TranscriptOptions extends Omit<TranscriptContext, 'promptId'> {
@@ -66,7 +127,16 @@ function openNdjsonFile(
   shape: (line: StreamJsonLine) => StreamJsonLine | undefined,
   /** Written first, as they are. */
   head: readonly StreamJsonLine[] = [],
-): NdjsonFile {
+  options: {
+    /** A line's text (without the newline); default JSON.stringify. */
+    serialize?: (line: StreamJsonLine) => string;
+  } = {},
+): NdjsonFile & {
+  readonly closed: boolean;
+  appendText(text: string): void;
+  rewrite(texts: readonly string[]): void;
+} {
+  const serialize = options.serialize ?? ((line) => JSON.stringify(line));
   let fd: number | undefined;
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -83,9 +153,9 @@ function openNdjsonFile(
     fd = undefined;
     closeSync(open);
   };
-  const append = (line: StreamJsonLine) => {
+  const appendText = (text: string) => {
     if (fd === undefined) return;
-    const data = Buffer.from(`${JSON.stringify(line)}\n`, 'utf8');
+    const data = Buffer.from(`${text}\n`, 'utf8');
     try {
       // One write per line; the loop only matters if the kernel accepts part of it.
       for (let offset = 0; offset < data.length;)
@@ -101,10 +171,19 @@ function openNdjsonFile(
       }
     }
   };
+  const append = (line: StreamJsonLine) => {
+    if (fd !== undefined) appendText(serialize(line));
+  };
   for (const line of head) append(line);
   const write = (line: StreamJsonLine) => {
     const shaped = shape(line);
     if (shaped !== undefined) append(shaped);
+  };
+  const rewrite = (texts: readonly string[]) => {
+    if (fd === undefined) return;
+    ftruncateSync(fd, 0);
+    // Opened for appending (O_APPEND): each write goes to the new end.
+    for (const text of texts) appendText(text);
   };
   return {
     path,
@@ -112,6 +191,11 @@ function openNdjsonFile(
     get error() {
       return error;
     },
+    get closed() {
+      return fd === undefined;
+    },
+    appendText,
+    rewrite,
     close,
   };
 }

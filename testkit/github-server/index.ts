@@ -6,12 +6,13 @@ export { startGitHubServer, DEFAULT_ACTOR, GITHUB_COMMENT_LIMIT } from './server
 export type { GitHubServer, GitHubServerOptions, RecordedGitHubRequest } from './server.js';
 export { createOriginRepo } from './origin-repo.js';
 export type { FileTree, OriginRepo, OriginRepoOptions } from './origin-repo.js';
-export { JOB_LOG_PREFIX } from './handlers/actions.js';
+export { ARTIFACT_PREFIX, JOB_LOG_PREFIX } from './handlers/actions.js';
 export type { GitHubFault } from './faults.js';
 export { NOT_ACCESSIBLE } from './token-access.js';
 export type { AccessLevel, TokenPermissions, TokenScope } from './token-access.js';
 export type { OperationIndex, OperationMatch, RequestParts } from './operation-index.js';
 export type {
+  ArtifactSeed,
   CommentSeed,
   GitHubSeed,
   IssueSeed,

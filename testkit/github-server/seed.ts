@@ -3,6 +3,7 @@
  * numbers, users and timestamps into the state the server keeps.
  */
 import type {
+  FakeArtifact,
   FakeComment,
   FakeIssue,
   FakeJob,
@@ -97,6 +98,15 @@ export interface RunSeed {
   jobs?: JobSeed[];
 }
 
+export interface ArtifactSeed {
+  repo: string;
+  runId: number;
+  name: string;
+  zip: Uint8Array;
+  id?: number;
+  expired?: boolean;
+}
+
 export interface GitHubSeed {
   repos?: RepoSeed[];
   labels?: LabelSeed[];
@@ -104,6 +114,7 @@ export interface GitHubSeed {
   pulls?: PullSeed[];
   comments?: CommentSeed[];
   runs?: RunSeed[];
+  artifacts?: ArtifactSeed[];
 }
 
 /** Hands out ids and numbers above every seeded one. */
@@ -224,6 +235,19 @@ export function seedState(seed: GitHubSeed, sequences: Sequences, now: Date): Gi
     })),
     runs,
     jobs,
+    artifacts: (seed.artifacts ?? []).map((artifact) => seedArtifact(artifact, sequences, now)),
+  };
+}
+
+export function seedArtifact(seed: ArtifactSeed, sequences: Sequences, now: Date): FakeArtifact {
+  return {
+    id: sequences.nextId(seed.id),
+    repo: seed.repo,
+    runId: seed.runId,
+    name: seed.name,
+    zip: Buffer.from(seed.zip),
+    createdAt: timestamp(now),
+    expired: seed.expired ?? false,
   };
 }
 

@@ -21,14 +21,14 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createFaultBook } from './faults.js';
 import type { GitHubFault } from './faults.js';
-import { JOB_LOG_PREFIX } from './handlers/actions.js';
+import { ARTIFACT_PREFIX, JOB_LOG_PREFIX } from './handlers/actions.js';
 import { DOCUMENTATION_URL, GitHubError, violationsOf } from './http.js';
 import type { Reply } from './http.js';
 import type { OperationIndex } from './operation-index.js';
 import { createRouter } from './router.js';
 import { Sequences, seedState } from './seed.js';
-import type { GitHubSeed } from './seed.js';
-import type { GitHubState } from './state.js';
+import type { ArtifactSeed, GitHubSeed } from './seed.js';
+import type { FakeArtifact, GitHubState } from './state.js';
 import { GitHubStore } from './store.js';
 import { parseJson, recordableHeaders, send } from './wire.js';
 import { matchGitPath, serveGit } from './git-http.js';
@@ -82,6 +82,8 @@ export interface GitHubServer {
   requests: RecordedGitHubRequest[];
   /** The scripted faults; push to add one while the server runs. */
   faults: GitHubFault[];
+  /** Adds a run's artifact (the zip an upload stored), to list and download. */
+  addArtifact(seed: ArtifactSeed): FakeArtifact;
   /** Every violation, prefixed with its request: `POST /repos/o/r/pulls: body/base is required`. */
   violations(): string[];
   close(): Promise<void>;
@@ -210,15 +212,17 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     }
     const reply = url.pathname.startsWith(JOB_LOG_PREFIX)
       ? serveLog(url.pathname.slice(JOB_LOG_PREFIX.length))
-      : await answer(request, recorded, url, raw).catch((error: unknown): Reply => {
-          const message = error instanceof Error ? error.message : String(error);
-          return breach(
-            recorded,
-            500,
-            `The fake GitHub server failed: ${message}`,
-            `the fake crashed: ${message}`,
-          );
-        });
+      : url.pathname.startsWith(ARTIFACT_PREFIX)
+        ? serveArtifact(url.pathname.slice(ARTIFACT_PREFIX.length))
+        : await answer(request, recorded, url, raw).catch((error: unknown): Reply => {
+            const message = error instanceof Error ? error.message : String(error);
+            return breach(
+              recorded,
+              500,
+              `The fake GitHub server failed: ${message}`,
+              `the fake crashed: ${message}`,
+            );
+          });
     recorded.status = reply.status;
     send(response, reply);
   }
@@ -228,6 +232,23 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     if (log === undefined || log === null)
       return { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } };
     return { status: 200, body: log, headers: { 'content-type': 'text/plain; charset=utf-8' } };
+  }
+
+  /** The zip, as blob storage serves it: the client unzips on its content type. */
+  function serveArtifact(file: string): Reply {
+    const artifact = /^\d+\.zip$/.test(file)
+      ? store.artifactById(Number(file.slice(0, -4)))
+      : undefined;
+    if (artifact === undefined)
+      return { status: 404, body: 'Not Found', headers: { 'content-type': 'text/plain' } };
+    return {
+      status: 200,
+      body: artifact.zip,
+      headers: {
+        'content-type': 'application/zip',
+        'content-disposition': `attachment; filename=${artifact.name}.zip`,
+      },
+    };
   }
 
   const server = createServer((request, response) => {
@@ -240,6 +261,7 @@ export async function startGitHubServer(options: GitHubServerOptions = {}): Prom
     state,
     requests,
     faults,
+    addArtifact: (seed) => store.addArtifact(seed),
     violations: () => violationsOf(requests),
     close: () => closeServer(server),
   };

@@ -118,6 +118,19 @@ export interface FakeJob {
   completedAt: string | null;
 }
 
+/** A workflow run's artifact, as the REST API lists it and serves its zip. */
+export interface FakeArtifact {
+  id: number;
+  repo: string;
+  runId: number;
+  name: string;
+  /** The archive, as upload-artifact stored it. */
+  zip: Buffer;
+  createdAt: string;
+  /** Answered 410 Gone on download, as GitHub does after the retention period. */
+  expired: boolean;
+}
+
 export interface GitHubState {
   repos: FakeRepo[];
   labels: FakeLabel[];
@@ -126,6 +139,7 @@ export interface GitHubState {
   comments: FakeComment[];
   runs: FakeRun[];
   jobs: FakeJob[];
+  artifacts: FakeArtifact[];
 }
 
 export function fullName(repo: Pick<FakeRepo, 'owner' | 'name'>): string {

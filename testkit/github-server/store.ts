@@ -3,8 +3,10 @@
  */
 import { branchStoreFor } from './branches.js';
 import type { BranchStore } from './branches.js';
-import type { Sequences } from './seed.js';
+import type { ArtifactSeed, Sequences } from './seed.js';
+import { seedArtifact } from './seed.js';
 import type {
+  FakeArtifact,
   FakeComment,
   FakeIssue,
   FakeJob,
@@ -95,5 +97,20 @@ export class GitHubStore {
 
   jobById(id: number): FakeJob | undefined {
     return this.state.jobs.find((job) => job.id === id);
+  }
+
+  artifact(repo: string, id: number): FakeArtifact | undefined {
+    return this.state.artifacts.find((item) => sameName(item.repo, repo) && item.id === id);
+  }
+
+  artifactById(id: number): FakeArtifact | undefined {
+    return this.state.artifacts.find((item) => item.id === id);
+  }
+
+  /** A run's artifact, added while the server runs (as a job that uploads one would). */
+  addArtifact(seed: ArtifactSeed): FakeArtifact {
+    const artifact = seedArtifact(seed, this.sequences, this.clock());
+    this.state.artifacts.push(artifact);
+    return artifact;
   }
 }

@@ -1,12 +1,14 @@
 /**
- * Workflow runs, their jobs and job logs. GitHub answers a log request with a 302 to a short-lived
- * storage URL that takes no token; here that URL is another path of the same server.
+ * Workflow runs, their jobs, job logs and artifacts. GitHub answers a log or artifact download
+ * with a 302 to a short-lived storage URL that takes no token; here that URL is another path of
+ * the same server.
  */
+import { createHash } from 'node:crypto';
 import type { HandlerContext, Reply, Route } from '../http.js';
 import { intParam, json, notFound, paginate } from '../http.js';
 import type { Urls } from '../render.js';
 import { renderRepo, renderUser } from '../render.js';
-import type { FakeJob, FakeRun } from '../state.js';
+import type { FakeArtifact, FakeJob, FakeRun } from '../state.js';
 import { sameName } from '../state.js';
 import type { GitHubStore } from '../store.js';
 import { repoOf } from './repo-context.js';
@@ -14,6 +16,8 @@ import { needs } from '../token-access.js';
 
 /** Outside the API's namespace: no route of GitHub's starts with it, and it needs no token. */
 export const JOB_LOG_PREFIX = '/_fake-storage/job-logs/';
+/** Where an artifact's zip is served (no token), as the download's 302 says. */
+export const ARTIFACT_PREFIX = '/_fake-storage/artifacts/';
 
 const RUN = '/repos/{owner}/{repo}/actions/runs/{run_id}';
 const JOB = '/repos/{owner}/{repo}/actions/jobs/{job_id}';
@@ -150,6 +154,64 @@ async function redirectToLog(context: HandlerContext): Promise<Reply> {
   return { status: 302, headers: { location: `${context.urls.api}${JOB_LOG_PREFIX}${job.id}` } };
 }
 
+function renderArtifact(artifact: FakeArtifact, context: HandlerContext): Record<string, unknown> {
+  const api = `${context.urls.api}/repos/${artifact.repo}/actions/artifacts/${artifact.id}`;
+  const run = context.store.run(artifact.repo, artifact.runId);
+  const repoId = context.store.repo(artifact.repo)?.id ?? 0;
+  return {
+    id: artifact.id,
+    node_id: Buffer.from(`04:Artifact${artifact.id}`).toString('base64'),
+    name: artifact.name,
+    size_in_bytes: artifact.zip.length,
+    url: api,
+    archive_download_url: `${api}/zip`,
+    expired: artifact.expired,
+    created_at: artifact.createdAt,
+    updated_at: artifact.createdAt,
+    expires_at: artifact.createdAt,
+    digest: `sha256:${createHash('sha256').update(artifact.zip).digest('hex')}`,
+    workflow_run: {
+      id: artifact.runId,
+      repository_id: repoId,
+      head_repository_id: repoId,
+      head_branch: run?.headBranch ?? null,
+      head_sha: run?.headSha ?? null,
+    },
+  };
+}
+
+/** `?name=` filters by the exact name, as GitHub's does; newest first. */
+async function listRunArtifacts(context: HandlerContext): Promise<Reply> {
+  const run = runOf(context);
+  const name = context.query.get('name') ?? undefined;
+  const artifacts = context.store.state.artifacts
+    .filter((item) => sameName(item.repo, run.repo) && item.runId === run.id)
+    .filter((item) => name === undefined || item.name === name)
+    .sort((left, right) => right.id - left.id);
+  const { page, headers } = paginate(context, artifacts);
+  return {
+    status: 200,
+    body: {
+      total_count: artifacts.length,
+      artifacts: page.map((item) => renderArtifact(item, context)),
+    },
+    headers,
+  };
+}
+
+async function redirectToArtifact(context: HandlerContext): Promise<Reply> {
+  const artifact = context.store.artifact(repoOf(context).name, intParam(context, 'artifact_id'));
+  if (artifact === undefined || context.params.archive_format !== 'zip') throw notFound();
+  if (artifact.expired) {
+    return json(410, { message: 'Artifact has expired', documentation_url: DOCS, status: '410' });
+  }
+  return {
+    status: 302,
+    headers: { location: `${context.urls.api}${ARTIFACT_PREFIX}${artifact.id}.zip?sig=fake` },
+  };
+}
+
+const DOCS = 'https://docs.github.com/rest/actions/artifacts#download-an-artifact';
 const READ_ACTIONS = needs('actions', 'read');
 
 export const actionsRoutes: Route[] = [
@@ -157,4 +219,11 @@ export const actionsRoutes: Route[] = [
   { method: 'GET', template: `${RUN}/jobs`, handle: listJobs, access: READ_ACTIONS },
   { method: 'GET', template: JOB, handle: getJob, access: READ_ACTIONS },
   { method: 'GET', template: `${JOB}/logs`, handle: redirectToLog, access: READ_ACTIONS },
+  { method: 'GET', template: `${RUN}/artifacts`, handle: listRunArtifacts, access: READ_ACTIONS },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}',
+    handle: redirectToArtifact,
+    access: READ_ACTIONS,
+  },
 ];
