@@ -24,11 +24,11 @@ import type { ReplayBlock } from '../testkit/replay-server.js';
 import { startReplayServer } from '../testkit/replay-server.js';
 import { fmt, median, printTable } from './stats.js';
 
-const CYCLES = 10; // 3 turns each → 30 turns
+export const CYCLES = 10; // 3 turns each → 30 turns
 const LINES = 200;
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
-function makeRepo(): string {
+export function makeRepo(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'ci-agent-cli-bench-')));
   for (const name of ['a', 'b', 'c', 'd']) {
     const text = Array.from({ length: LINES }, (_, index) => `${name} line ${index + 1}`).join(
@@ -43,7 +43,7 @@ function makeRepo(): string {
   return root;
 }
 
-function script(root: string): ReplayBlock[][] {
+export function script(root: string): ReplayBlock[][] {
   const turns: ReplayBlock[][] = [];
   for (let cycle = 0; cycle < CYCLES; cycle++) {
     turns.push(

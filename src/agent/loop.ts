@@ -454,6 +454,7 @@ class AgentRun {
       tools: this.tools,
       events: options.events,
       settings: options.contextManagement,
+      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(hooks.has('PreCompact') && {
         mayCompact: async (trigger: CompactTrigger, compactSignal?: AbortSignal) => {
           const outcome = await hooks.preCompact({

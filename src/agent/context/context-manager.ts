@@ -4,7 +4,10 @@
  *
  * Per request:
  * 1. Reduce the conversation (`prepareRequest`: stale reads replaced, old long results shortened,
- *    an earlier compaction applied).
+ *    an earlier compaction applied). When the turn count moves the reduction boundary, move it
+ *    only when `decideBoundary` says so (cache-edits.ts: the cache is cold, the request nears
+ *    the limit, or the tokens saved over the turns still expected outweigh the cache write);
+ *    otherwise hold it where the previous request had it, so its cached prefix stays valid.
  * 2. Estimate the request's tokens: its characters times the tokens-per-character ratio of the
  *    last request the model answered (4 characters per token until one has been answered).
  * 3. At `compactAtFraction` of the context window, summarise the older part with the model, keep
@@ -15,11 +18,12 @@ import type { ModelClient } from '../../model/model-client.js';
 import { pricingFor } from '../../model/pricing.js';
 import type { Message, ToolSpec, Usage } from '../../model/types.js';
 import type { EventSink } from '../events.js';
+import { MIN_CACHEABLE_TOKENS, decideBoundary } from './cache-edits.js';
 import { chooseKeptFrom, summarizeConversation } from './compaction.js';
 import { planOf } from './plan-of.js';
 import { resolveContextSettings } from './context-settings.js';
 import type { ContextSettings } from './context-settings.js';
-import { prepareRequest } from './prepare-request.js';
+import { prepareRequest, shortenBeforeTurn, turnsIn } from './prepare-request.js';
 import type { CompactionState } from './prepare-request.js';
 
 export type CompactTrigger = 'manual' | 'auto';
@@ -35,6 +39,10 @@ export interface ContextManagerOptions {
   settings?: Partial<ContextSettings> | false;
   /** Asked before each compaction (PreCompact hooks); false leaves the conversation as it is. */
   mayCompact?: (trigger: CompactTrigger, signal?: AbortSignal) => Promise<boolean>;
+  /** The run's turn limit, which caps the turns still expected. */
+  maxTurns?: number;
+  /** The clock that tells a cold cache (default Date.now). */
+  now?: () => number;
 }
 
 export interface ContextManager {
@@ -67,16 +75,66 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   let compaction: CompactionState | undefined;
   let tokensPerChar = DEFAULT_TOKENS_PER_CHAR;
   let lastChars: number | undefined;
+  /** The request last sent, and when: what the prompt cache holds. */
+  let lastSent: readonly Message[] | undefined;
+  let lastSentAt: number | undefined;
+  /** Where the reduction boundary was when it last moved. */
+  let reduceBefore = 0;
+  const now = options.now ?? Date.now;
 
+  const charsOf = (prepared: readonly Message[]): number =>
+    fixedChars + JSON.stringify(prepared).length;
   const estimate = (prepared: readonly Message[]): number =>
-    Math.ceil((fixedChars + JSON.stringify(prepared).length) * tokensPerChar);
+    Math.ceil(charsOf(prepared) * tokensPerChar);
+  const prepareAt = (messages: readonly Message[], boundary: number): Message[] =>
+    prepareRequest(messages, prepareSettings, compaction, boundary);
+
+  /**
+   * The request, and the part of it the cache would serve: all of the previous request when it
+   * begins with it; else only the tools and system prompt (their own breakpoints), when long
+   * enough to be cached at all.
+   */
+  const shapeOf = (prepared: readonly Message[]) => {
+    const extends_ =
+      lastSent !== undefined &&
+      lastSent.every(
+        (message, index) => JSON.stringify(message) === JSON.stringify(prepared[index]),
+      );
+    const fixedTokens = Math.floor(fixedChars * tokensPerChar);
+    const cachedTokens =
+      extends_ && lastChars !== undefined
+        ? Math.floor(lastChars * tokensPerChar)
+        : fixedTokens >= MIN_CACHEABLE_TOKENS
+          ? fixedTokens
+          : 0;
+    return { tokens: estimate(prepared), cachedTokens };
+  };
+
+  /** Moves the boundary to where the turn count puts it, or holds it (cache-edits.ts). */
+  const reduce = (messages: readonly Message[]): Message[] => {
+    const natural = shortenBeforeTurn(turnsIn(messages), settings);
+    if (natural <= reduceBefore) return prepareAt(messages, natural);
+    const held = prepareAt(messages, reduceBefore);
+    const moved = prepareAt(messages, natural);
+    const decision = decideBoundary({
+      held: shapeOf(held),
+      moved: shapeOf(moved),
+      turns: turnsIn(messages),
+      ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
+      ...(lastSentAt === undefined ? {} : { sincePreviousMs: now() - lastSentAt }),
+      limitTokens: window * settings.shortenAtFraction,
+    });
+    if (decision === 'hold') return held;
+    reduceBefore = natural;
+    return moved;
+  };
 
   const compact = async (
     messages: readonly Message[],
     trigger: CompactTrigger,
     signal?: AbortSignal,
   ): Promise<boolean> => {
-    const preTokens = estimate(prepareRequest(messages, prepareSettings, compaction));
+    const preTokens = estimate(prepareAt(messages, reduceBefore));
     const keptFrom = chooseKeptFrom(messages, {
       keepTurns: settings.keepRecentTurns,
       budgetChars: (window * settings.keptTailFraction) / tokensPerChar,
@@ -94,19 +152,21 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     });
     const plan = planOf(messages.slice(0, keptFrom));
     compaction = { keptFrom, summary: plan === undefined ? summary : `${summary}\n\n${plan}` };
+    // The task message changed: nothing after it is read from the cache, so reduce all there is.
+    reduceBefore = shortenBeforeTurn(turnsIn(messages), settings);
     options.events({ type: 'compact-boundary', trigger, preTokens });
     return true;
   };
 
   return {
     async prepare(messages, signal) {
-      let prepared = prepareRequest(messages, prepareSettings, compaction);
+      let prepared = reduce(messages);
       if (estimate(prepared) >= window * settings.compactAtFraction) {
-        if (await compact(messages, 'auto', signal)) {
-          prepared = prepareRequest(messages, prepareSettings, compaction);
-        }
+        if (await compact(messages, 'auto', signal)) prepared = prepareAt(messages, reduceBefore);
       }
-      lastChars = fixedChars + JSON.stringify(prepared).length;
+      lastChars = charsOf(prepared);
+      lastSent = prepared;
+      lastSentAt = now();
       return prepared;
     },
     recordUsage(usage) {

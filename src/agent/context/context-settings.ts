@@ -15,6 +15,12 @@ export interface ContextSettings {
   shortenAboveChars: number;
   /** Tokens the model can take; by default the model's window from the price table. */
   contextWindow?: number;
+  /**
+   * Older results are reduced whenever the boundary moves once the request reaches this fraction
+   * of the context window; below it, only when the cache is cold or the saving pays for the cache
+   * write it causes (cache-edits.ts).
+   */
+  shortenAtFraction: number;
   /** Compact when the estimated request reaches this fraction of the context window. */
   compactAtFraction: number;
   /** The recent turns kept verbatim by compaction get at most this fraction of the window. */
@@ -27,6 +33,7 @@ export const DEFAULT_CONTEXT_SETTINGS: Readonly<ContextSettings> = Object.freeze
   keepRecentTurns: 4,
   boundaryStep: 4,
   shortenAboveChars: 2_000,
+  shortenAtFraction: 0.5,
   compactAtFraction: 0.8,
   keptTailFraction: 0.25,
   summaryMaxTokens: 8_192,
@@ -42,6 +49,7 @@ export function resolveContextSettings(
   positiveInteger('summaryMaxTokens', settings.summaryMaxTokens);
   if (settings.contextWindow !== undefined)
     positiveInteger('contextWindow', settings.contextWindow);
+  fraction('shortenAtFraction', settings.shortenAtFraction);
   fraction('compactAtFraction', settings.compactAtFraction);
   fraction('keptTailFraction', settings.keptTailFraction);
   return Object.freeze(settings);

@@ -10,7 +10,8 @@
  *      replacement);
  *    - a result longer than `shortenAboveChars` becomes one line (microcompact).
  *    The boundary keeps the last `keepRecentTurns` turns whole and moves in steps of
- *    `boundaryStep` turns, so the prefix changes once per step, not on every request.
+ *    `boundaryStep` turns, so the prefix changes once per step, not on every request; the
+ *    context manager may hold it further back (cache-edits.ts).
  */
 import type { Message, ToolResultBlock, UserContentBlock, UserMessage } from '../../model/types.js';
 import type { ContextSettings } from './context-settings.js';
@@ -29,15 +30,22 @@ export type PrepareSettings = Pick<
   'keepRecentTurns' | 'boundaryStep' | 'shortenAboveChars'
 > & { cwd: string };
 
+/**
+ * `reduceBefore` holds the boundary where an earlier request had it (the context manager does so
+ * while moving it would cost more in cache writes than it saves); by default it is where the
+ * turn count puts it, and it is never past that.
+ */
 export function prepareRequest(
   messages: readonly Message[],
   settings: PrepareSettings,
   compaction?: CompactionState,
+  reduceBefore?: number,
 ): Message[] {
   const [task, ...rest] = messages;
   if (task === undefined) return [];
   const calls = indexToolCalls(messages);
-  const boundary = shortenBeforeTurn(turnsIn(messages), settings);
+  const natural = shortenBeforeTurn(turnsIn(messages), settings);
+  const boundary = reduceBefore === undefined ? natural : Math.min(reduceBefore, natural);
   // Only calls behind the boundary count as superseding: a re-read in a recent turn would otherwise
   // rewrite an old note on any request, not just when the boundary moves, and break the cache.
   const settled = new Map([...calls].filter(([, call]) => call.turn < boundary));
