@@ -238,9 +238,9 @@ describe('ci-agent audit', () => {
       expect(badHash.code).toBe(2);
       expect(badHash.stderr).toContain('--expect-hash must be sha256:<64 hex digits>');
 
-      const badFormat = await audit(workspace.path('run-1.jsonl'), '--format', 'html');
+      const badFormat = await audit(workspace.path('run-1.jsonl'), '--format', 'pdf');
       expect(badFormat.code).toBe(2);
-      expect(badFormat.stderr).toContain("'html' is invalid");
+      expect(badFormat.stderr).toContain("'pdf' is invalid");
     });
   });
 });

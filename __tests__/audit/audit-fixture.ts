@@ -33,9 +33,9 @@ const settings = {
   },
 };
 
-/** Runs the CLI once; the caller cleans up `run.workspace`. */
-export async function auditedRun(): Promise<CliRun> {
-  return runCli(['-p', 'go', '--output-format', 'stream-json', '--verbose'], {
+/** Runs the CLI once (with `extra` arguments, e.g. --log-file); the caller cleans up `run.workspace`. */
+export async function auditedRun(extra: readonly string[] = []): Promise<CliRun> {
+  return runCli(['-p', 'go', '--output-format', 'stream-json', '--verbose', ...extra], {
     files: {
       '.claude/settings.json': JSON.stringify(settings),
       'hooks/block-rm.sh':

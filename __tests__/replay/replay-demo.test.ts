@@ -5,17 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { runDemo } from '../../src/demo/main.js';
@@ -292,7 +293,9 @@ describe('ci-agent replay of the demo run', () => {
     }
 
     it('refuses a log cut before its result line, with exit 2', async () => {
-      const log = cutLog((lines) => lines.slice(0, -1).map((line) => `${line}`));
+      const log = cutLog((lines) =>
+        lines.filter((line) => !line.includes('"subtype":"log_end"')).slice(0, -1),
+      );
       const { code, stdout, stderr } = await replay(log, '--repo', demo.repository);
       expect(stderr).toContain(
         `cannot replay: ${log}: no result line: the log ends before the run did`,
@@ -370,12 +373,26 @@ describe('ci-agent replay of the demo run', () => {
       expect(code).toBe(2);
     });
 
-    it('asks for a zip to be unzipped first', async () => {
-      const zip = join(temp('ci-agent-replay-zip-'), 'ci-agent-4242.zip');
-      cpSync(toolLog(), zip);
-      const { code, stderr } = await replay(zip, '--repo', demo.repository);
-      expect(stderr).toContain(`${zip} is a zip archive: unzip it first`);
-      expect(code).toBe(2);
+    it('reads the artifact as GitHub serves it, a zip, and names a zip that does not unpack', async () => {
+      const dir = temp('ci-agent-replay-zip-');
+      const entries = Object.fromEntries(
+        readdirSync(demo.artifactsDir)
+          .filter((name) => statSync(join(demo.artifactsDir, name)).isFile())
+          .map((name) => [name, readFileSync(join(demo.artifactsDir, name))]),
+      );
+      const zip = join(dir, 'ci-agent-4242.zip');
+      writeFileSync(zip, zipSync(entries));
+      const { code, report } = await replayJson(zip, '--repo', demo.repository);
+      expect(report.differences, JSON.stringify(report.differences)).toEqual([]);
+      expect(code).toBe(0);
+      const fake = join(dir, 'broken.zip');
+      writeFileSync(
+        fake,
+        Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), zipSync(entries).subarray(4, 64)]),
+      );
+      const refused = await replay(fake, '--repo', demo.repository);
+      expect(refused.stderr).toContain(fake);
+      expect(refused.code).toBe(2);
     });
   });
 });

@@ -180,6 +180,8 @@ class RunReader {
       .safeParse(value);
     if (!line.success) throw new ReplayInputError(`${where}: not a stream-json line (no "type")`);
     const { type, subtype } = line.data;
+    // The tool log file's closing line (log/log-chain.ts): the chain's, not the run's.
+    if (type === 'system' && subtype === 'log_end') return;
     if (this.init === undefined) {
       if (type !== 'system' || subtype !== 'init')
         throw new ReplayInputError(

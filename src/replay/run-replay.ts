@@ -171,9 +171,12 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
 /** The replayed run's log; a run that never started (a bad policy file) has none to compare. */
 async function readReplayed(path: string, report: ReplayReport): Promise<RecordedRun> {
   const said = () => (report.stderr.length > 0 ? `: ${report.stderr.join(' / ')}` : '');
-  // The CLI opens its log before it reads the policy: a run stopped by its setup leaves it empty.
+  // The CLI opens its log before it reads the policy: a run stopped by its setup leaves it empty
+  // but for the chain's closing line (log/log-chain.ts).
   const text = await readFile(path, 'utf8').catch(() => '');
-  if (text.trim() === '') throw new ReplayInputError(`the replayed run did not start${said()}`);
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (lines.every((line) => line.startsWith('{"type":"system","subtype":"log_end"')))
+    throw new ReplayInputError(`the replayed run did not start${said()}`);
   try {
     return parseRecordedRun(text, 'the replayed run');
   } catch (error) {

@@ -1,0 +1,1 @@
+export * from '../366.index.js';

@@ -1,0 +1,1 @@
+export * from '../606.index.js';

@@ -1,0 +1,1 @@
+export * from '../79.index.js';
