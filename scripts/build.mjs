@@ -14,8 +14,10 @@
 // are in dist/ once (sizes in docs/BENCHMARKS.md, "The action's start-up"). The CLI's chunks stay
 // its own: dist/cli/ is the npm package's whole program (package.json `files`), which must not
 // reach into the action's files (__tests__/scripts/npm-pack.test.ts).
+import { execaSync } from 'execa';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { licenses, nccBundle, shareChunks } from './ncc-bundle.mjs';
 
 // CI_AGENT_DIST: build elsewhere (a benchmark of a work-in-progress tree, the tests), never in CI.
@@ -41,6 +43,15 @@ const { modules, bundled } = await nccBundle({
     'src/tools/builtin/search/worker-source.ts': async ({ bundle }) => {
       const worker = await bundle('src/tools/builtin/search/search-worker.ts', 'cjs');
       return `export const searchWorkerSource = () => Promise.resolve(${JSON.stringify(worker)});\n`;
+    },
+    // The built-in tools' JSON Schemas, converted from their zod schemas here rather than at
+    // every start (json-schemas.ts).
+    'src/tools/builtin/json-schemas.ts': () => {
+      const tsx = fileURLToPath(new URL('../node_modules/.bin/tsx', import.meta.url));
+      const { stdout } = execaSync(tsx, ['scripts/tool-schemas.ts']);
+      const schemas = JSON.parse(stdout);
+      if (Object.keys(schemas).length === 0) throw new Error('build: no built-in tool schemas');
+      return Promise.resolve(`export const builtJsonSchemas = ${JSON.stringify(schemas)};\n`);
     },
     // The SDKs from the folders beside the bundle that runs this (webpackIgnore: left to Node).
     'src/model/provider-sdks.ts': () =>
