@@ -45,26 +45,34 @@ const STARTUP_PATHS = [
     name: '@anthropic-ai/sdk',
     message: 'Use src/model/anthropic-sdk.ts: the default client bundles every API resource.',
   },
-  // Loaded with import() when chosen (src/model/provider-client.ts): the AWS SDK, Google's auth
-  // library and the full client would otherwise load on every start.
+  // Loaded only when chosen, from bundles of their own (src/model/provider-sdks.ts): the AWS SDK,
+  // Google's auth library and the full client would otherwise load on every start.
   ...['@anthropic-ai/bedrock-sdk', '@anthropic-ai/vertex-sdk', '@anthropic-ai/foundry-sdk'].map(
     (name) => ({
       name,
       message:
-        'A provider SDK loads with import() only when chosen (src/model/provider-client.ts).',
+        'A provider SDK loads only when chosen, from a bundle of its own (src/model/provider-sdks.ts).',
     }),
   ),
 ];
+
+/** The provider SDKs' own bundles (scripts/build.mjs): the one module that imports each SDK. */
+const PROVIDER_SDK_MODULES = {
+  'src/model/bedrock-sdk.ts': '@anthropic-ai/bedrock-sdk',
+  'src/model/vertex-sdk.ts': '@anthropic-ai/vertex-sdk',
+};
 
 /**
  * The import rules of one folder. ESLint does not merge a rule's options across config blocks
  * (the last block that matches a file wins), so each block states the whole set: the start-up
  * rules, and `patterns` for static imports, re-exports and import() alike.
- * @param {{ patterns?: { regex: string, message: string }[] }} options
+ * @param {{ patterns?: { regex: string, message: string }[], allow?: string }} options
+ *   `allow`: a package of STARTUP_PATHS the files may import
  */
-function restrictions({ patterns = [] }) {
+function restrictions({ patterns = [], allow }) {
+  const paths = STARTUP_PATHS.filter((path) => path.name !== allow);
   return {
-    'no-restricted-imports': ['error', { paths: STARTUP_PATHS, patterns }],
+    'no-restricted-imports': ['error', { paths, patterns }],
     'no-restricted-syntax': [
       'error',
       {
@@ -122,6 +130,10 @@ export default tseslint.config(
     files: ENGINE.map((layer) => `src/${layer}/**/*.ts`),
     rules: restrictions({ patterns: [TESTKIT, OUTER_LAYERS, ACTIONS] }),
   },
+  ...Object.entries(PROVIDER_SDK_MODULES).map(([file, allow]) => ({
+    files: [file],
+    rules: restrictions({ patterns: [TESTKIT, OUTER_LAYERS, ACTIONS], allow }),
+  })),
   {
     // Decisions are pure: what they need from the disk or the network arrives as a parameter.
     files: ['src/permissions/**/*.ts'],

@@ -36,8 +36,8 @@ const TARGET = 'es2023';
  *   entry (e.g. a worker's source, to put in as a string)
  * @param {{ entry: string, out: string, format?: 'esm' | 'cjs' }[]} options.builds
  *   each entry (project-relative .ts) and the folder its bundle goes to
- * @returns {Promise<{ modules: Set<string> }>} every file bundled (absolute paths), for the
- *   licenses
+ * @returns {Promise<{ modules: Set<string>, bundled: Map<string, Set<string>> }>} every file
+ *   bundled (absolute paths), for the licenses; and each build's (by its `out`)
  */
 export async function nccBundle({ workDir, sources, replace = {}, builds }) {
   const work = resolve(ROOT, workDir);
@@ -46,6 +46,7 @@ export async function nccBundle({ workDir, sources, replace = {}, builds }) {
   }
   const cwd = process.cwd();
   const modules = new Set();
+  const bundled = new Map();
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
@@ -67,7 +68,10 @@ export async function nccBundle({ workDir, sources, replace = {}, builds }) {
     }
     for (const { entry, out, format = 'esm' } of builds) {
       const dir = resolve(cwd, out);
-      const { code, assets } = await build(work, entry, format, modules);
+      const own = new Set();
+      const { code, assets } = await build(work, entry, format, own);
+      for (const file of own) modules.add(file);
+      bundled.set(out, own);
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'index.js'), code);
       for (const [name, source] of Object.entries(assets)) {
@@ -79,7 +83,7 @@ export async function nccBundle({ workDir, sources, replace = {}, builds }) {
         writeFileSync(file, source);
       }
     }
-    return { modules };
+    return { modules, bundled };
   } finally {
     process.chdir(cwd);
     rmSync(work, { recursive: true, force: true });

@@ -57,7 +57,10 @@ describe('the npm package', () => {
   });
 
   it('holds the CLI bundle and what it needs, and nothing else', () => {
-    const cli = readdirSync(`${ROOT}dist/cli`).map((name) => `dist/cli/${name}`);
+    // The provider SDKs' bundles sit in folders of their own (dist/cli/bedrock-sdk/…).
+    const cli = readdirSync(`${ROOT}dist/cli`, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => `${entry.parentPath.slice(ROOT.length)}/${entry.name}`);
     expect(packed).toEqual(
       [...cli, 'dist/licenses.txt', 'LICENSE', 'README.md', 'package.json'].sort(),
     );

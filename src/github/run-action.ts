@@ -14,7 +14,7 @@
  * nothing, and is put back before the action writes its own outputs.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { findHookScripts } from '../hooks/hook-scripts.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
@@ -86,6 +86,8 @@ import type { RunnerFileChange } from './runner-files.js';
 import { renderReport } from './report-markdown.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
 import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
+import type { RunSandbox } from './run-sandbox.js';
+import type { LoadedPolicy } from '../policy/types.js';
 import { SandboxUnavailable } from '../sandbox/host-setup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import type { Task } from './task.js';
@@ -161,23 +163,81 @@ export async function runAction(
     : undefined;
   // Answered by the time the run's first log line names the mechanism (stream-json.ts).
   void startProcessScopeProbe();
-  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
-    masker,
-    warn: commands.warning,
-  });
-  const authorization = await authorizeActor(octokit, {
-    owner: event.owner,
-    repo: event.repo,
-    actor: event.actor,
-    allowedBots: inputs.allowedBots,
-  });
-  if (!authorization.allowed) return await skipped(commands, authorization.reason);
-  // A provider set up wrong (no credential, no region, two providers, a malformed URL) fails
-  // here, naming the input or variable, before any comment or run.
-  const provider = actionModelProvider(inputs, env);
-  for (const secret of provider.secrets) commands.setSecret(secret);
-  for (const warning of provider.warnings) commands.warning(masker.mask(warning));
-  return work(task, event, inputs, provider, octokit, context, early);
+  // With the policy read early, the sandbox starts while the permission check is out: its probe
+  // no longer waits in line before the first model request. work() still awaits it before the
+  // test command and the first request, so a sandbox that cannot start stops the run before
+  // anything is sent; a run that is not allowed, or set up wrong, closes it unused.
+  const artifacts = artifactsDirOf(env, event);
+  const madeArtifacts = early !== undefined && !existsSync(artifacts);
+  const earlySandbox = early
+    ? startEarly(
+        early().then((state) => {
+          mkdirSync(artifacts, { recursive: true });
+          return startRunSandbox(state.policy, runSandboxOptions(state.policy, env, artifacts));
+        }),
+      )
+    : undefined;
+  let handedOver = false;
+  try {
+    const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
+      masker,
+      warn: commands.warning,
+    });
+    const authorization = await authorizeActor(octokit, {
+      owner: event.owner,
+      repo: event.repo,
+      actor: event.actor,
+      allowedBots: inputs.allowedBots,
+    });
+    if (!authorization.allowed) return await skipped(commands, authorization.reason);
+    // A provider set up wrong (no credential, no region, two providers, a malformed URL) fails
+    // here, naming the input or variable, before any comment or run.
+    const provider = actionModelProvider(inputs, env);
+    for (const secret of provider.secrets) commands.setSecret(secret);
+    for (const warning of provider.warnings) commands.warning(masker.mask(warning));
+    handedOver = true;
+    return await work(task, event, inputs, provider, octokit, context, early, earlySandbox);
+  } finally {
+    if (!handedOver) {
+      await discardSandbox(earlySandbox);
+      if (madeArtifacts) rmSync(artifacts, { recursive: true, force: true });
+    }
+  }
+}
+
+/** Where the run's log, transcript, patch and report go (the artifact's files). */
+function artifactsDirOf(env: NodeJS.ProcessEnv, event: GitHubEvent): string {
+  return join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
+}
+
+/** The run's sandbox request: the workspace, the transcript's folder, the judges. */
+function runSandboxOptions(
+  policy: LoadedPolicy,
+  env: NodeJS.ProcessEnv,
+  artifactsDir: string,
+): Parameters<typeof startRunSandbox>[1] {
+  const workspace = workspaceOf(env);
+  return {
+    workspace,
+    env,
+    readable: [transcriptPath(artifactsDir)],
+    judges: [
+      ...decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
+      // The scripts hooks run judge the calls too: read-only inside, wherever they are.
+      ...findHookScripts(policy.hooks, { projectDir: workspace, homeDir: env.HOME ?? homedir() })
+        .paths,
+    ],
+  };
+}
+
+function transcriptPath(artifactsDir: string): string {
+  return join(artifactsDir, 'transcript.jsonl');
+}
+
+/** A sandbox started early and not used: closed, and its failure (if it failed) dropped. */
+async function discardSandbox(start: (() => Promise<RunSandbox>) | undefined): Promise<void> {
+  const started = await start?.().catch(() => undefined);
+  await started?.sandbox?.close();
 }
 
 /** The inputs a provider variable may come from, named as inputs in messages. */
@@ -229,6 +289,8 @@ async function work(
   octokit: GitHubClient,
   context: RunContext,
   early: (() => Promise<CheckoutState>) | undefined,
+  /** Started with the policy read early (runAction); work() closes it. */
+  earlySandbox: (() => Promise<RunSandbox>) | undefined,
 ): Promise<ActionOutcome> {
   const { env, signal, commands } = context;
   // Replaced once, when the push scan finds values that are not the run's known secrets.
@@ -238,11 +300,11 @@ async function work(
   const runnerFiles = await snapshotRunnerFiles(env);
   /** The runner files found changed (and put back), by the check after the agent or the last. */
   const runnerFilesChanged: RunnerFileChange[] = [];
-  const artifactsDir = join(env.RUNNER_TEMP || tmpdir(), `ci-agent-${event.runId}`);
+  const artifactsDir = artifactsDirOf(env, event);
   mkdirSync(artifactsDir, { recursive: true });
   const paths = {
     log: join(artifactsDir, 'tool-log.jsonl'),
-    transcript: join(artifactsDir, 'transcript.jsonl'),
+    transcript: transcriptPath(artifactsDir),
     diff: join(artifactsDir, 'changes.patch'),
     report: join(artifactsDir, 'report.md'),
     html: join(artifactsDir, 'audit.html'),
@@ -343,17 +405,9 @@ async function work(
     }
     // Before the test command and the first model request: a sandbox that cannot start stops
     // the run here, before anything the agent causes has run.
-    const contained = await startRunSandbox(policy, {
-      workspace,
-      env,
-      readable: [paths.transcript],
-      judges: [
-        ...decisionOptions(policy).judgePaths.map((file) => resolve(workspace, file)),
-        // The scripts hooks run judge the calls too: read-only inside, wherever they are.
-        ...findHookScripts(policy.hooks, { projectDir: workspace, homeDir: env.HOME ?? homedir() })
-          .paths,
-      ],
-    });
+    const contained = earlySandbox
+      ? await earlySandbox()
+      : await startRunSandbox(policy, runSandboxOptions(policy, env, artifactsDir));
     sandbox = contained.sandbox;
     sandboxReport =
       contained.report.kind === 'sandboxed' && pr?.isFork
@@ -607,6 +661,8 @@ async function work(
     log.close();
     transcript?.close();
     await sandbox?.close();
+    // Started early and never reached (a step before it failed): closed all the same.
+    if (sandbox === undefined) await discardSandbox(earlySandbox);
     await putCredentialsBack(credentials, commands);
   }
 

@@ -5,6 +5,7 @@
  * it was and which variables set it up (provider-errors.ts makes one per provider).
  */
 
+import type { BaseAnthropic } from '@anthropic-ai/sdk/client';
 import { APIConnectionError, APIError, APIUserAbortError } from './anthropic-sdk.js';
 import { isUnreachable, ModelError, parseRetryAfter } from './model-client.js';
 import type { ModelErrorKind } from './model-client.js';
@@ -35,6 +36,31 @@ export interface ErrorContext {
    * context says which of those no retry can fix (no credentials at all, a refused token).
    */
   credentialFailure?(error: APIConnectionError, url: string | undefined): ModelError | undefined;
+  /**
+   * The error classes of an SDK bundled apart from this module (Bedrock's, Vertex AI's:
+   * provider-sdks.ts), which has its own copy of them: the client class, whose statics name them.
+   */
+  sdk?: SdkErrorClasses;
+}
+
+/** An SDK client class's statics naming its error classes (`AnthropicBedrock.APIError`). */
+export type SdkErrorClasses = Pick<
+  typeof BaseAnthropic,
+  'APIError' | 'APIConnectionError' | 'APIUserAbortError'
+>;
+
+const OWN_ERRORS: SdkErrorClasses = { APIError, APIConnectionError, APIUserAbortError };
+
+/** `error` is an instance of the class `name` of this module's SDK or the context's. */
+function isSdkError<Name extends keyof SdkErrorClasses>(
+  error: unknown,
+  name: Name,
+  context: ErrorContext,
+): error is InstanceType<SdkErrorClasses[Name]> {
+  return (
+    error instanceof OWN_ERRORS[name] ||
+    (context.sdk !== undefined && error instanceof context.sdk[name])
+  );
 }
 
 /** The Anthropic API with an API key in ANTHROPIC_API_KEY: the messages as they always were. */
@@ -80,11 +106,11 @@ export function toModelError(
   context: ErrorContext = ANTHROPIC_API_KEY_ERRORS,
 ): ModelError {
   if (error instanceof ModelError) return error;
-  if (signal?.aborted === true || error instanceof APIUserAbortError)
+  if (signal?.aborted === true || isSdkError(error, 'APIUserAbortError', context))
     return abortedError(signal?.reason ?? error);
-  if (error instanceof APIConnectionError)
+  if (isSdkError(error, 'APIConnectionError', context))
     return context.credentialFailure?.(error, url) ?? connectionError(error, url, context);
-  if (isApiError(error)) return fromApiError(error, url, context);
+  if (isSdkError(error, 'APIError', context)) return fromApiError(error, url, context);
   if (isBrokenConnection(error)) return droppedStreamError(error, url);
   const message = error instanceof Error ? error.message : String(error);
   return new ModelError(`The model request failed: ${message}`, {
@@ -92,11 +118,6 @@ export function toModelError(
     retryable: false,
     cause: error,
   });
-}
-
-// `instanceof` on the generic class narrows to APIError<any, any, any>; the guard keeps the defaults.
-function isApiError(error: unknown): error is APIError {
-  return error instanceof APIError;
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * The one model port over the provider the settings chose. Anthropic's API and Foundry (the same
  * Messages API, another host and header) use the slim client loaded at start-up
- * (anthropic-sdk.ts); Bedrock and Vertex AI load their SDKs with a dynamic import only when
- * chosen: the Bedrock SDK brings the AWS SDK, the Vertex AI one Google's auth library, and a run
- * on Anthropic's API parses neither (docs/BENCHMARKS.md, "action-startup").
+ * (anthropic-sdk.ts); Bedrock and Vertex AI load their SDKs only when chosen (provider-sdks.ts,
+ * bundles of their own in dist/): the Bedrock SDK brings the AWS SDK, the Vertex AI one Google's
+ * auth library, and a run on Anthropic's API parses neither (docs/BENCHMARKS.md,
+ * "action-startup").
  *
  * Every SDK gets its settings passed in, never left to read the environment itself: the values
  * were checked (provider-settings.ts), and runAction's `env` need not be `process.env`. What they
@@ -13,7 +14,9 @@
 import { createStreamingClient, messagesUrl } from './anthropic-client.js';
 import { FoundryMessagesClient, MessagesClient } from './anthropic-sdk.js';
 import type { ModelClient } from './model-client.js';
+import type { SdkErrorClasses } from './anthropic-errors.js';
 import { errorContextFor } from './provider-errors.js';
+import { loadBedrockSdk, loadVertexSdk } from './provider-sdks.js';
 import type {
   AnthropicSettings,
   BedrockSettings,
@@ -62,8 +65,14 @@ function common(settings: ProviderSettings, options: ProviderClientOptions) {
   };
 }
 
-function streaming(settings: ProviderSettings, urlOf: (model: string) => string) {
-  return { caching: settings.promptCaching, urlOf, errors: errorContextFor(settings) };
+/** `sdk`: the client class of an SDK bundled apart, whose error classes are its own. */
+function streaming(
+  settings: ProviderSettings,
+  urlOf: (model: string) => string,
+  sdk?: SdkErrorClasses,
+) {
+  const errors = errorContextFor(settings);
+  return { caching: settings.promptCaching, urlOf, errors: sdk ? { ...errors, sdk } : errors };
 }
 
 function anthropicClient(settings: AnthropicSettings, options: ProviderClientOptions): ModelClient {
@@ -100,7 +109,7 @@ async function bedrockClient(
   settings: BedrockSettings,
   options: ProviderClientOptions,
 ): Promise<ModelClient> {
-  const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
+  const { AnthropicBedrock } = await loadBedrockSdk();
   const baseURL = settings.baseURL ?? `https://bedrock-runtime.${settings.region}.amazonaws.com`;
   const { auth } = settings;
   const sdk = new AnthropicBedrock({
@@ -125,6 +134,7 @@ async function bedrockClient(
     streaming(
       settings,
       (model) => `${root}/model/${encodeURIComponent(model)}/invoke-with-response-stream`,
+      AnthropicBedrock,
     ),
   );
 }
@@ -141,7 +151,7 @@ async function vertexClient(
   settings: VertexSettings,
   options: ProviderClientOptions,
 ): Promise<ModelClient> {
-  const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+  const { AnthropicVertex } = await loadVertexSdk();
   const baseURL = settings.baseURL ?? vertexBaseUrl(settings.region);
   const sdk = new AnthropicVertex({
     ...common(settings, options),
@@ -170,6 +180,7 @@ async function vertexClient(
     streaming(
       settings,
       (model) => `${root}/${place}/${encodeURIComponent(model)}:streamRawPredict`,
+      AnthropicVertex,
     ),
   );
 }

@@ -272,7 +272,10 @@ export function startProcessScopeProbe(): Promise<void> {
     probing = Promise.resolve();
     return probing;
   }
-  probing = execa(candidate.unshare, probeArgs(candidate), PROBE_OPTIONS).then(
+  probing = execa(candidate.unshare, probeArgs(candidate), {
+    ...PROBE_OPTIONS,
+    cleanup: false,
+  }).then(
     (probe) => {
       cachedMechanism ??= decide(candidate, () => probe.exitCode === 0);
     },
@@ -300,7 +303,10 @@ function decide(
   return 'pid-namespace';
 }
 
-// Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once.
+// Inside a container without CAP_SYS_ADMIN, unshare fails even as root: try it once. The probe
+// started early has `cleanup: false`: execa's kill-on-exit handler (signal-exit) hooks every
+// signal of the process the first time it is used, main-thread time before the action's first
+// model request (docs/BENCHMARKS.md), for a `sleep 0` that ends by itself.
 const PROBE_OPTIONS = { stdio: 'ignore', timeout: 5_000, reject: false } as const;
 
 function probeArgs(tools: NamespaceTools): string[] {
