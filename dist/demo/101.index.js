@@ -1,1 +1,0 @@
-export * from '../101.index.js';

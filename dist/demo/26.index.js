@@ -1,0 +1,1 @@
+export * from '../26.index.js';

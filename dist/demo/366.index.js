@@ -1,1 +1,0 @@
-export * from '../366.index.js';

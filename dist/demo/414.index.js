@@ -1,1 +1,0 @@
-export * from '../414.index.js';

@@ -1,1 +1,0 @@
-export * from '../526.index.js';

@@ -1,1 +1,0 @@
-export * from '../669.index.js';

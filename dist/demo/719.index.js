@@ -1,1 +1,0 @@
-export * from '../719.index.js';

@@ -1,1 +1,0 @@
-export * from '../816.index.js';

@@ -1,1 +1,0 @@
-export * from '../820.index.js';

@@ -1,0 +1,1 @@
+export * from '../../bedrock-sdk/index.js';
