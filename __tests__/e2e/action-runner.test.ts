@@ -81,6 +81,7 @@ describe('the GitHub Action (dist/index.js) and the runner', () => {
       'comment-url',
       'diff-path',
       'log-path',
+      'log-hash',
       'turns',
       'cost-usd',
     ]);

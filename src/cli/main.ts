@@ -60,7 +60,7 @@ export async function main(io: CliIo): Promise<number> {
   // `ci-agent replay …` (docs/REPLAY.md): loaded only when asked for, as its own chunk.
   if (io.argv[0] === 'replay') {
     const { replayMain } = await import('./replay-command.js');
-    return replayMain(io, io.argv.slice(1));
+    return replayMain(io, io.argv.slice(1), main);
   }
   if (io.argv[0] === 'audit') return runAuditCommand({ ...io, argv: io.argv.slice(1) });
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).

@@ -10,7 +10,6 @@ import type { ReplayReport } from '../replay/run-replay.js';
 import { reportJson, reportText } from '../replay/replay-report.js';
 import { errorMessage } from '../util/errors.js';
 import type { CliIo } from './main.js';
-import { main } from './main.js';
 
 export const REPLAY_EXIT_CODES: readonly (readonly [number, string])[] = [
   [0, 'no differences: every tool result and decision is as recorded'],
@@ -58,7 +57,12 @@ function replayProgram(writeOut: (text: string) => void): Command {
 }
 
 /** `argv` without the `replay` word. */
-export async function replayMain(io: CliIo, argv: readonly string[]): Promise<number> {
+/** `main` is the CLI's own (cli/main.ts), passed in so that the two modules do not import each other. */
+export async function replayMain(
+  io: CliIo,
+  argv: readonly string[],
+  main: (io: CliIo) => Promise<number>,
+): Promise<number> {
   const program = replayProgram(io.stdout);
   try {
     program.parse([...argv], { from: 'user' });
