@@ -60,6 +60,31 @@ describe('createContextManager', () => {
     });
   });
 
+  describe('when the request reaches the shortening limit with the recent turns whole', () => {
+    it('shortens all but the newest turn instead of compacting, then holds there', async () => {
+      const { context, events, requests } = await manager({
+        keepRecentTurns: 4,
+        boundaryStep: 4,
+        shortenAboveChars: 100,
+        contextWindow: 8_000,
+        shortenAtFraction: 0.25,
+        compactAtFraction: 0.9,
+      });
+      const turns = [0, 1, 2, 3, 4].map((index) => bash(index, 100));
+      // Five whole results (about 2500 tokens) are over the limit (2000), under compaction (7200).
+      const sent = await context.prepare(conversation(...turns));
+      for (const index of [2, 4, 6, 8]) expect(textOf(sent[index])).toContain('shortened');
+      expect(textOf(sent[10])).toContain('out4 line 100');
+      expect(requests).toHaveLength(0);
+      expect(events).toEqual([]);
+      // The next request is back under the limit: the boundary stays, the prefix is unchanged.
+      const next = await context.prepare(conversation(...turns, bash(5, 100)));
+      expect(JSON.stringify(next.slice(0, sent.length))).toBe(JSON.stringify(sent));
+      expect(textOf(next[10])).toContain('out4 line 100');
+      expect(textOf(next[12])).toContain('out5 line 100');
+    });
+  });
+
   describe('when the request reaches the compaction threshold', () => {
     it('summarises the older turns, keeps the task and the recent turns, and reports it', async () => {
       const { context, events, requests } = await manager(

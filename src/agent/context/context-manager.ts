@@ -8,6 +8,10 @@
  *    only when `decideBoundary` says so (cache-edits.ts: the cache is cold, the request nears
  *    the limit, or the tokens saved over the turns still expected outweigh the cache write);
  *    otherwise hold it where the previous request had it, so its cached prefix stays valid.
+ *    When the request still reaches `shortenAtFraction` of the window, move the boundary up to
+ *    the newest turn: every older long result is shortened, so a long reading session stays
+ *    under the compaction threshold. The cache write this causes is small: after the first
+ *    changed result come only notes and the newest turn, which is written anyway.
  * 2. Estimate the request's tokens: its characters times the tokens-per-character ratio of the
  *    last request the model answered (4 characters per token until one has been answered).
  * 3. At `compactAtFraction` of the context window, summarise the older part with the model, keep
@@ -23,7 +27,12 @@ import { chooseKeptFrom, summarizeConversation } from './compaction.js';
 import { planOf } from './plan-of.js';
 import { resolveContextSettings } from './context-settings.js';
 import type { ContextSettings } from './context-settings.js';
-import { prepareRequest, shortenBeforeTurn, turnsIn } from './prepare-request.js';
+import {
+  lastReducibleTurn,
+  prepareRequest,
+  shortenBeforeTurn,
+  turnsIn,
+} from './prepare-request.js';
 import type { CompactionState } from './prepare-request.js';
 
 export type CompactTrigger = 'manual' | 'auto';
@@ -71,6 +80,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   const settings = resolveContextSettings(options.settings);
   const prepareSettings = { ...settings, cwd: options.cwd };
   const window = settings.contextWindow ?? pricingFor(options.model).contextWindow;
+  const limitTokens = window * settings.shortenAtFraction;
   const fixedChars = options.systemPrompt.length + JSON.stringify(options.tools).length;
   let compaction: CompactionState | undefined;
   let tokensPerChar = DEFAULT_TOKENS_PER_CHAR;
@@ -110,11 +120,20 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     return { tokens: estimate(prepared), cachedTokens };
   };
 
-  /** Moves the boundary to where the turn count puts it, or holds it (cache-edits.ts). */
+  /**
+   * When the request with the boundary held reaches the shortening limit, moves the boundary up
+   * to the newest turn at once (a step at a time would rewrite the turns still kept whole on each
+   * step); otherwise moves it to where the turn count puts it, or holds it (cache-edits.ts).
+   */
   const reduce = (messages: readonly Message[]): Message[] => {
-    const natural = shortenBeforeTurn(turnsIn(messages), settings);
-    if (natural <= reduceBefore) return prepareAt(messages, natural);
     const held = prepareAt(messages, reduceBefore);
+    const furthest = lastReducibleTurn(turnsIn(messages));
+    if (estimate(held) >= limitTokens && furthest > reduceBefore) {
+      reduceBefore = furthest;
+      return prepareAt(messages, furthest);
+    }
+    const natural = shortenBeforeTurn(turnsIn(messages), settings);
+    if (natural <= reduceBefore) return held;
     const moved = prepareAt(messages, natural);
     const decision = decideBoundary({
       held: shapeOf(held),
@@ -122,7 +141,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       turns: turnsIn(messages),
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(lastSentAt === undefined ? {} : { sincePreviousMs: now() - lastSentAt }),
-      limitTokens: window * settings.shortenAtFraction,
+      limitTokens,
     });
     if (decision === 'hold') return held;
     reduceBefore = natural;

@@ -11,7 +11,8 @@
  *    - a result longer than `shortenAboveChars` becomes one line (microcompact).
  *    The boundary keeps the last `keepRecentTurns` turns whole and moves in steps of
  *    `boundaryStep` turns, so the prefix changes once per step, not on every request; the
- *    context manager may hold it further back (cache-edits.ts).
+ *    context manager may hold it further back (cache-edits.ts), or, when even that request
+ *    nears the limit, put it further on, up to the newest turn (which always stays whole).
  */
 import type { Message, ToolResultBlock, UserContentBlock, UserMessage } from '../../model/types.js';
 import type { ContextSettings } from './context-settings.js';
@@ -31,9 +32,10 @@ export type PrepareSettings = Pick<
 > & { cwd: string };
 
 /**
- * `reduceBefore` holds the boundary where an earlier request had it (the context manager does so
- * while moving it would cost more in cache writes than it saves); by default it is where the
- * turn count puts it, and it is never past that.
+ * `reduceBefore` puts the boundary where the context manager chose: held where an earlier request
+ * had it (while moving it would cost more in cache writes than it saves), or past where the turn
+ * count puts it (when the request would otherwise near the limit). By default it is where the turn
+ * count puts it; it is never past the newest turn, whose results the model has not yet seen.
  */
 export function prepareRequest(
   messages: readonly Message[],
@@ -44,8 +46,10 @@ export function prepareRequest(
   const [task, ...rest] = messages;
   if (task === undefined) return [];
   const calls = indexToolCalls(messages);
-  const natural = shortenBeforeTurn(turnsIn(messages), settings);
-  const boundary = reduceBefore === undefined ? natural : Math.min(reduceBefore, natural);
+  const boundary =
+    reduceBefore === undefined
+      ? shortenBeforeTurn(turnsIn(messages), settings)
+      : Math.min(reduceBefore, lastReducibleTurn(turnsIn(messages)));
   // Only calls behind the boundary count as superseding: a re-read in a recent turn would otherwise
   // rewrite an old note on any request, not just when the boundary moves, and break the cache.
   const settled = new Map([...calls].filter(([, call]) => call.turn < boundary));
@@ -79,6 +83,11 @@ export function shortenBeforeTurn(
 ): number {
   const eligible = Math.max(0, turns - settings.keepRecentTurns);
   return Math.floor(eligible / settings.boundaryStep) * settings.boundaryStep;
+}
+
+/** The furthest the boundary may go: every turn but the newest may be reduced. */
+export function lastReducibleTurn(turns: number): number {
+  return Math.max(0, turns - 1);
 }
 
 export function turnsIn(messages: readonly Message[]): number {
