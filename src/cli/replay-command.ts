@@ -6,10 +6,9 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { runReplay } from '../replay/run-replay.js';
-import type { ReplayReport } from '../replay/run-replay.js';
+import type { CliRunner, ReplayReport } from '../replay/run-replay.js';
 import { reportJson, reportText } from '../replay/replay-report.js';
 import { errorMessage } from '../util/errors.js';
-import type { CliIo } from './main.js';
 
 export const REPLAY_EXIT_CODES: readonly (readonly [number, string])[] = [
   [0, 'no differences: every tool result and decision is as recorded'],
@@ -57,11 +56,20 @@ function replayProgram(writeOut: (text: string) => void): Command {
 }
 
 /** `argv` without the `replay` word. */
+/** What the replay reads of the CLI's io (cli/main.ts's CliIo has it). */
+export interface ReplayIo {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  signal?: AbortSignal;
+}
+
 /** `main` is the CLI's own (cli/main.ts), passed in so that the two modules do not import each other. */
 export async function replayMain(
-  io: CliIo,
+  io: ReplayIo,
   argv: readonly string[],
-  main: (io: CliIo) => Promise<number>,
+  main: CliRunner,
 ): Promise<number> {
   const program = replayProgram(io.stdout);
   try {
