@@ -9,12 +9,13 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -42,12 +43,26 @@ function temp(prefix: string): string {
   return dir;
 }
 
+/**
+ * The sandbox gives a command a /tmp of its own, so a program on PATH under the temp folder (a
+ * checkout's node_modules/.bin, as in a clone made there) is not the one a sandboxed call ran.
+ * An unsandboxed replay gets the PATH the sandbox saw, or it would run another `node`.
+ */
+function pathSeenInSandbox(): string {
+  const temp = realpathSync(tmpdir());
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter((dir) => dir !== '' && !`${resolve(dir)}/`.startsWith(`${temp}/`))
+    .join(':');
+}
+
 async function replay(...args: string[]) {
   let stdout = '';
   let stderr = '';
+  const unsandboxed = args.includes('--no-sandbox');
   const code = await main({
     argv: ['replay', ...args],
-    env: process.env,
+    env: unsandboxed ? { ...process.env, PATH: pathSeenInSandbox() } : process.env,
     cwd: process.cwd(),
     stdout: (text) => (stdout += text),
     stderr: (text) => (stderr += text),
