@@ -34,6 +34,19 @@ export const RESULT_TEXT_CHARS = 2_000;
 
 export type * from './audit-run.js';
 
+/** A log file's text as readAuditRun takes it: a line that is not JSON stays undefined. */
+export function parseLogLines(text: string): unknown[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => {
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      return undefined;
+    }
+  });
+}
+
 /**
  * The run a tool log records. `lines`: one entry per line of the file, in order (a line that
  * did not parse as JSON as anything but an object, e.g. undefined, so that numbers stay right).

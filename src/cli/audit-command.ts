@@ -22,7 +22,7 @@ import type { Finding } from '../audit/findings.js';
 import { renderAuditHtml } from '../audit/html.js';
 import { judgeRun, renderJudgeText } from '../audit/judge.js';
 import type { Judgement } from '../audit/judge.js';
-import { readAuditRun } from '../audit/records.js';
+import { parseLogLines, readAuditRun } from '../audit/records.js';
 import { AuditSourceError, readAuditSource } from '../audit/source.js';
 import type { AuditSource } from '../audit/source.js';
 import { errorMessage } from '../util/errors.js';
@@ -149,19 +149,6 @@ function asAudit(finding: Finding): AuditFinding {
     ...(finding.line !== undefined && { line: finding.line }),
     message: finding.message,
   };
-}
-
-/** One entry per line; a line that is not JSON stays undefined, so the numbering holds. */
-function parseLogLines(text: string): unknown[] {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((line) => {
-    try {
-      return JSON.parse(line) as unknown;
-    } catch {
-      return undefined;
-    }
-  });
 }
 
 function render(format: AuditFormat, report: AuditReport): string {

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { renderAuditHtml } from '../audit/html.js';
-import { readAuditRun } from '../audit/records.js';
+import { parseLogLines, readAuditRun } from '../audit/records.js';
 import { errorMessage } from '../util/errors.js';
 
 /** Writes `paths.html` from `paths.log` and `paths.diff`; the warning when it could not. */
@@ -16,7 +16,7 @@ export function writeAuditPage(
 ): string | undefined {
   try {
     if (!existsSync(paths.log)) return undefined;
-    const run = readAuditRun(parseLines(readFileSync(paths.log, 'utf8')));
+    const run = readAuditRun(parseLogLines(readFileSync(paths.log, 'utf8')));
     const patch = existsSync(paths.diff) ? readFileSync(paths.diff, 'utf8') : undefined;
     writeFileSync(
       paths.html,
@@ -26,17 +26,4 @@ export function writeAuditPage(
   } catch (error) {
     return `the audit page could not be written (${errorMessage(error)}); the tool log is in the artifact`;
   }
-}
-
-/** One entry per line; a line that is not JSON stays as undefined, so numbering holds. */
-function parseLines(text: string): unknown[] {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  return lines.map((line) => {
-    try {
-      return JSON.parse(line) as unknown;
-    } catch {
-      return undefined;
-    }
-  });
 }
