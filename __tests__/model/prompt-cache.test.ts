@@ -6,6 +6,7 @@ import type {
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { withCacheBreakpoints } from '../../src/model/prompt-cache.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
+import { billRequests } from '../../bench/billing.js';
 import type { ReplayServer } from '../../testkit/replay-server.js';
 
 const EPHEMERAL = { type: 'ephemeral' };
@@ -118,6 +119,80 @@ describe('withCacheBreakpoints', () => {
     expect(breakpoints(marked.messages)).toEqual([]);
     expect(marked.tools).toEqual([]);
     expect(marked.system).toBe('');
+  });
+
+  describe('when context management rewrote an older part', () => {
+    const long = (turns: number) => {
+      const messages: MessageParam[] = [{ role: 'user', content: 'go' }];
+      for (let turn = 0; turn < turns; turn++) messages.push(...toolTurn(`t${turn}`));
+      return messages;
+    };
+
+    it('marks the last block before the change in place of the last tool', () => {
+      const marked = withCacheBreakpoints(body(long(12)), { message: 9, block: 0 });
+      expect(breakpoints(marked.messages)).toEqual([
+        [8, 0],
+        [22, 0],
+        [24, 0],
+      ]);
+      expect(marked.tools?.some((tool) => 'cache_control' in tool)).toBe(false);
+      expect(marked.system).toEqual([
+        { type: 'text', text: 'be careful', cache_control: EPHEMERAL },
+      ]);
+    });
+
+    it('marks the block before the change within a message of several results', () => {
+      const messages = long(3);
+      messages[2] = {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't0', content: 'x' },
+          { type: 'tool_result', tool_use_id: 't0b', content: 'y' },
+        ],
+      };
+      const marked = withCacheBreakpoints(body(messages), { message: 2, block: 1 });
+      expect(breakpoints(marked.messages)).toContainEqual([2, 0]);
+    });
+
+    it('keeps the mark on the last tool when the block before the change is marked anyway', () => {
+      const marked = withCacheBreakpoints(body(long(3)), { message: 5, block: 0 });
+      expect(breakpoints(marked.messages)).toEqual([
+        [4, 0],
+        [6, 0],
+      ]);
+      expect(marked.tools?.at(-1)).toHaveProperty('cache_control', EPHEMERAL);
+    });
+
+    it('reads the unchanged part from the cache, which the newest block is too far to find', () => {
+      // Each turn's result is big enough that the prefix passes the minimum cacheable length.
+      const turn = (id: string, text: string): MessageParam[] => [
+        { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Read', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: text }] },
+      ];
+      const messages = (turns: number, shortenFrom = turns) => {
+        const all: MessageParam[] = [{ role: 'user', content: 'go' }];
+        for (let index = 0; index < turns; index++) {
+          const text = index >= shortenFrom && index < turns - 1 ? 'short' : 'x'.repeat(2000);
+          all.push(...turn(`t${index}`, text));
+        }
+        return all;
+      };
+      // One request per turn, each marked as the loop marks it, then one that shortens turns
+      // 5 to 28: the first change is 24 results (48 blocks) before the newest.
+      const growing = Array.from({ length: 30 }, (_, index) =>
+        withCacheBreakpoints(body(messages(index + 1))),
+      );
+      const change = { message: 1 + 2 * 5 + 1, block: 0 };
+      const bill = (changedFrom?: typeof change) =>
+        billRequests([...growing, withCacheBreakpoints(body(messages(30, 5)), changedFrom)]).at(
+          -1,
+        )!;
+      const unmarked = bill();
+      const marked = bill(change);
+      // Five whole turns (about 2,500 tokens) come from the cache instead of being written again.
+      expect(marked.cacheRead - unmarked.cacheRead).toBeGreaterThan(2_400);
+      expect(unmarked.cacheWrite - marked.cacheWrite).toBeGreaterThan(2_400);
+    });
   });
 
   it('leaves the body it was given unchanged', () => {

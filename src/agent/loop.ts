@@ -273,12 +273,14 @@ class AgentRun {
     const { contextManager } = this;
     const requestStarted = performance.now();
     try {
+      const prepared = await contextManager.prepare(this.messages, signal);
       const response = await streamTurn(
         this.modelClient,
         {
           model: options.model,
           system: options.systemPrompt,
-          messages: await contextManager.prepare(this.messages, signal),
+          messages: prepared.messages,
+          ...(prepared.changedFrom && { changedFrom: prepared.changedFrom }),
           tools: this.tools,
           maxTokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
           signal,

@@ -137,7 +137,7 @@ async function* streamMessage(
   try {
     const body = toRequestBody(request);
     const stream = await sdk.messages.create(
-      caching ? withCacheBreakpoints(body) : body,
+      caching ? withCacheBreakpoints(body, request.changedFrom) : body,
       signal === undefined ? {} : { signal },
     );
     for await (const event of stream) yield* accumulator.push(event);

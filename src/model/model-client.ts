@@ -27,6 +27,19 @@ export interface ModelRequest {
   serverTools?: readonly ServerToolSpec[];
   maxTokens: number;
   signal?: AbortSignal;
+  /**
+   * The first block of `messages` that differs from the request before it (context management
+   * rewrote an older part); undefined when this request begins with all of the previous one.
+   * Prompt caching puts a breakpoint just before it, so the unchanged part is still read from the
+   * cache (prompt-cache.ts).
+   */
+  changedFrom?: BlockPosition;
+}
+
+/** A content block of a request: message index, then block index (0 for string content). */
+export interface BlockPosition {
+  message: number;
+  block: number;
 }
 
 export interface CompletedMessage {

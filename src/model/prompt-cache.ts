@@ -10,6 +10,11 @@
  * 4. the same spot as the previous request saw it (before the newest assistant message), so the
  *    prefix cached by the previous request is found even when the newest turn has more than 20
  *    blocks.
+ * When context management rewrote an older part of the conversation (`changedFrom`), the last
+ * block before the first change takes the tools' place (the system prompt's breakpoint covers
+ * the tools): the unchanged part is found in the cache from there (an earlier request's
+ * breakpoint lies at most 20 blocks before it, since every request marks its newest block),
+ * where from the newest block the change may be too far back and only the system prompt is read.
  * User text (the prompt, a Stop hook's reason) gets no breakpoint of its own: it is covered by the
  * next breakpoint after it, and a plain string message is sent as written.
  */
@@ -18,14 +23,26 @@ import type {
   MessageCreateParamsStreaming,
   MessageParam,
 } from '@anthropic-ai/sdk/resources/messages';
+import type { BlockPosition } from './model-client.js';
 
 const EPHEMERAL = { type: 'ephemeral' } as const;
 
 export function withCacheBreakpoints(
   body: MessageCreateParamsStreaming,
+  changedFrom?: BlockPosition,
 ): MessageCreateParamsStreaming {
   const marked: MessageCreateParamsStreaming = { ...body };
-  if (body.tools !== undefined && body.tools.length > 0) {
+  const newest = anchorBefore(body.messages, { message: body.messages.length, block: 0 });
+  const lastAssistant = body.messages.findLastIndex((message) => message.role === 'assistant');
+  const previous =
+    lastAssistant < 0
+      ? undefined
+      : anchorBefore(body.messages, { message: lastAssistant, block: 0 });
+  const before = changedFrom === undefined ? undefined : anchorBefore(body.messages, changedFrom);
+  const unchanged = [newest, previous].some((anchor) => sameBlock(anchor, before))
+    ? undefined
+    : before;
+  if (unchanged === undefined && body.tools !== undefined && body.tools.length > 0) {
     const tools = [...body.tools];
     tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: EPHEMERAL };
     marked.tools = tools;
@@ -33,11 +50,8 @@ export function withCacheBreakpoints(
   if (typeof body.system === 'string' && body.system !== '') {
     marked.system = [{ type: 'text', text: body.system, cache_control: EPHEMERAL }];
   }
-  const newest = anchorBefore(body.messages, body.messages.length);
-  const lastAssistant = body.messages.findLastIndex((message) => message.role === 'assistant');
-  const previous = lastAssistant < 0 ? undefined : anchorBefore(body.messages, lastAssistant);
   marked.messages = body.messages.map((message, index) => {
-    const blocks = [newest, previous].filter((anchor) => anchor?.message === index);
+    const blocks = [newest, previous, unchanged].filter((anchor) => anchor?.message === index);
     if (blocks.length === 0 || typeof message.content === 'string') return message;
     const content = message.content.map((block, position) =>
       blocks.some((anchor) => anchor?.block === position)
@@ -49,22 +63,24 @@ export function withCacheBreakpoints(
   return marked;
 }
 
-interface Anchor {
-  message: number;
-  block: number;
-}
+type Anchor = BlockPosition;
 
-/** The last block before message `end` that may carry a breakpoint. */
-function anchorBefore(messages: readonly MessageParam[], end: number): Anchor | undefined {
-  for (let index = end - 1; index >= 0; index--) {
+/** The last block before `end` that may carry a breakpoint. */
+function anchorBefore(messages: readonly MessageParam[], end: BlockPosition): Anchor | undefined {
+  for (let index = Math.min(end.message, messages.length - 1); index >= 0; index--) {
     const message = messages[index]!;
     if (typeof message.content === 'string') continue;
-    for (let block = message.content.length - 1; block >= 0; block--) {
+    const stop = index === end.message ? end.block : message.content.length;
+    for (let block = Math.min(stop, message.content.length) - 1; block >= 0; block--) {
       if (mayCarryBreakpoint(message.role, message.content[block]!))
         return { message: index, block };
     }
   }
   return undefined;
+}
+
+function sameBlock(a: Anchor | undefined, b: Anchor | undefined): boolean {
+  return a !== undefined && b !== undefined && a.message === b.message && a.block === b.block;
 }
 
 /** Thinking blocks cannot carry one; an empty text block is refused by the API. */

@@ -12,7 +12,7 @@ import {
 import { createContextManager } from '../../../src/agent/context/context-manager.js';
 import type { ContextSettings } from '../../../src/agent/context/context-settings.js';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
-import { big, call, conversation } from './conversation.js';
+import { big, call, conversation, withPrepareMessages } from './conversation.js';
 
 // A held request of 40k tokens that extends the previous one; moving shortens it to 10k, all of
 // it written again. Moving costs 1.25 × 10k − (0.1 × 38k + 1.25 × 2k) ≈ 6.2k more now and saves
@@ -71,18 +71,20 @@ describe('createContextManager with a prompt cache to keep', () => {
   ];
   function manager(options: { maxTurns?: number; window?: number } = {}) {
     let clock = 0;
-    const context = createContextManager({
-      model: 'claude-sonnet-5-5',
-      // Never asked: no request here reaches the compaction threshold.
-      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' }),
-      cwd: '/repo',
-      systemPrompt: 'you are a test',
-      tools: [],
-      events: () => undefined,
-      settings: { ...settings, ...(options.window ? { contextWindow: options.window } : {}) },
-      ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
-      now: () => clock,
-    });
+    const context = withPrepareMessages(
+      createContextManager({
+        model: 'claude-sonnet-5-5',
+        // Never asked: no request here reaches the compaction threshold.
+        modelClient: createAnthropicClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' }),
+        cwd: '/repo',
+        systemPrompt: 'you are a test',
+        tools: [],
+        events: () => undefined,
+        settings: { ...settings, ...(options.window ? { contextWindow: options.window } : {}) },
+        ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+        now: () => clock,
+      }),
+    );
     return { context, advance: (ms: number) => (clock += ms) };
   }
   const shortened = (sent: unknown) =>
@@ -90,10 +92,10 @@ describe('createContextManager with a prompt cache to keep', () => {
 
   it('holds a small saving while the cache is warm, so the previous request stays the prefix', async () => {
     const { context, advance } = manager({ maxTurns: 3 });
-    const first = await context.prepare(conversation(bash(0)));
+    const first = await context.prepareMessages(conversation(bash(0)));
     advance(1_000);
     // Turn 0's result (about 1 kB) came of age; one turn is left to repay rewriting the rest.
-    const second = await context.prepare(conversation(bash(0), bash(1)));
+    const second = await context.prepareMessages(conversation(bash(0), bash(1)));
     expect(shortened(second)).toBe(0);
     expect(JSON.stringify(second).startsWith(JSON.stringify(first).slice(0, -1))).toBe(true);
   });
@@ -101,25 +103,27 @@ describe('createContextManager with a prompt cache to keep', () => {
   it('shortens once the saving pays over the turns expected', async () => {
     const { context, advance } = manager();
     const turns = Array.from({ length: 12 }, (_, index) => bash(index, 400));
-    await context.prepare(conversation(...turns.slice(0, 11)));
+    await context.prepareMessages(conversation(...turns.slice(0, 11)));
     advance(1_000);
-    const sent = await context.prepare(conversation(...turns));
+    const sent = await context.prepareMessages(conversation(...turns));
     expect(shortened(sent)).toBe(11);
   });
 
   it('shortens when the cache has gone cold, however few turns are left', async () => {
     const { context, advance } = manager({ maxTurns: 3 });
-    await context.prepare(conversation(bash(0)));
+    await context.prepareMessages(conversation(bash(0)));
     advance(CACHE_TTL_MS + 1);
-    expect(shortened(await context.prepare(conversation(bash(0), bash(1))))).toBe(1);
+    expect(shortened(await context.prepareMessages(conversation(bash(0), bash(1))))).toBe(1);
   });
 
   it('shortens near the limit, however few turns are left', async () => {
     // The held request is about 2100 characters (530 tokens): past half of a 1000-token window,
     // short of the compaction threshold (800).
     const { context, advance } = manager({ maxTurns: 3, window: 1_000 });
-    await context.prepare(conversation(bash(0, 80)));
+    await context.prepareMessages(conversation(bash(0, 80)));
     advance(1_000);
-    expect(shortened(await context.prepare(conversation(bash(0, 80), bash(1, 10))))).toBe(1);
+    expect(shortened(await context.prepareMessages(conversation(bash(0, 80), bash(1, 10))))).toBe(
+      1,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../src/agent/events.js';
-import { createContextManager } from '../../../src/agent/context/context-manager.js';
+import { createContextManager, firstChange } from '../../../src/agent/context/context-manager.js';
 import type { ContextManagerOptions } from '../../../src/agent/context/context-manager.js';
 import { StreamJsonMapper } from '../../../src/log/stream-json.js';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
@@ -8,7 +8,7 @@ import { startReplayServer } from '../../../testkit/replay-server.js';
 import type { ReplayServer, ReplayServerOptions } from '../../../testkit/replay-server.js';
 import type { Message } from '../../../src/model/types.js';
 import { emptyUsage } from '../../../src/model/types.js';
-import { big, call, conversation } from './conversation.js';
+import { big, call, conversation, withPrepareMessages } from './conversation.js';
 
 let server: ReplayServer | undefined;
 afterEach(async () => {
@@ -26,15 +26,17 @@ async function manager(
 ) {
   server = await startReplayServer(replay);
   const events: AgentEvent[] = [];
-  const context = createContextManager({
-    model: 'claude-sonnet-5-5',
-    modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
-    cwd: '/repo',
-    systemPrompt: 'you are a test',
-    tools: [],
-    events: (event) => events.push(event),
-    settings,
-  });
+  const context = withPrepareMessages(
+    createContextManager({
+      model: 'claude-sonnet-5-5',
+      modelClient: createAnthropicClient({ apiKey: 'k', baseURL: server.url }),
+      cwd: '/repo',
+      systemPrompt: 'you are a test',
+      tools: [],
+      events: (event) => events.push(event),
+      settings,
+    }),
+  );
   return { context, events, requests: server.requests };
 }
 
@@ -51,7 +53,7 @@ describe('createContextManager', () => {
         contextWindow: 1e6,
       });
       const messages = conversation(bash(0), bash(1));
-      const sent = await context.prepare(messages);
+      const sent = await context.prepareMessages(messages);
       expect(sent).toHaveLength(5);
       expect(textOf(sent[2])).toContain('Old tool result shortened');
       expect(textOf(sent[4])).toContain('out1 line 40');
@@ -72,16 +74,38 @@ describe('createContextManager', () => {
       });
       const turns = [0, 1, 2, 3, 4].map((index) => bash(index, 100));
       // Five whole results (about 2500 tokens) are over the limit (2000), under compaction (7200).
-      const sent = await context.prepare(conversation(...turns));
+      const sent = await context.prepareMessages(conversation(...turns));
       for (const index of [2, 4, 6, 8]) expect(textOf(sent[index])).toContain('shortened');
       expect(textOf(sent[10])).toContain('out4 line 100');
       expect(requests).toHaveLength(0);
       expect(events).toEqual([]);
       // The next request is back under the limit: the boundary stays, the prefix is unchanged.
-      const next = await context.prepare(conversation(...turns, bash(5, 100)));
+      const next = await context.prepareMessages(conversation(...turns, bash(5, 100)));
       expect(JSON.stringify(next.slice(0, sent.length))).toBe(JSON.stringify(sent));
       expect(textOf(next[10])).toContain('out4 line 100');
       expect(textOf(next[12])).toContain('out5 line 100');
+    });
+  });
+
+  describe('when a request rewrites an older part of the one before', () => {
+    it('says where the change begins, and nothing while requests only grow', async () => {
+      const { context } = await manager({
+        keepRecentTurns: 4,
+        boundaryStep: 4,
+        shortenAboveChars: 100,
+        contextWindow: 8_000,
+        shortenAtFraction: 0.25,
+        compactAtFraction: 0.9,
+      });
+      const turns = [0, 1, 2, 3, 4, 5].map((index) => bash(index, 100));
+      const first = await context.prepare(conversation(...turns.slice(0, 2)));
+      expect(first.changedFrom).toBeUndefined();
+      // Five whole results pass the limit: all but the newest are shortened, from message 2 on.
+      const moved = await context.prepare(conversation(...turns.slice(0, 5)));
+      expect(moved.changedFrom).toEqual({ message: 2, block: 0 });
+      expect(textOf(moved.messages[2])).toContain('shortened');
+      const held = await context.prepare(conversation(...turns));
+      expect(held.changedFrom).toBeUndefined();
     });
   });
 
@@ -97,7 +121,7 @@ describe('createContextManager', () => {
         { turns: [summaryTurn('Ran steps 0 to 2; all passed.')] },
       );
       const messages = conversation(bash(0), bash(1), bash(2), bash(3), bash(4));
-      const sent = await context.prepare(messages);
+      const sent = await context.prepareMessages(messages);
 
       expect(requests).toHaveLength(1);
       const summarised = JSON.stringify(requests[0]?.body);
@@ -118,7 +142,7 @@ describe('createContextManager', () => {
         { keepRecentTurns: 1, contextWindow: 500 },
         { turns: [summaryTurn('done so far')] },
       );
-      await context.prepare(conversation(bash(0), bash(1)));
+      await context.prepareMessages(conversation(bash(0), bash(1)));
       const line = new StreamJsonMapper({ version: 't' }).map(events[0] as AgentEvent)[0];
       expect(line).toMatchObject({
         type: 'system',
@@ -136,9 +160,9 @@ describe('createContextManager', () => {
         { turns: [summaryTurn('FIRST SUMMARY'), summaryTurn('SECOND SUMMARY')] },
       );
       let messages = conversation(bash(0), bash(1));
-      await context.prepare(messages);
+      await context.prepareMessages(messages);
       messages = [...messages, ...conversation(bash(2), bash(3)).slice(1)];
-      const sent = await context.prepare(messages);
+      const sent = await context.prepareMessages(messages);
 
       expect(requests).toHaveLength(2);
       expect(JSON.stringify(requests[1]?.body)).toContain('FIRST SUMMARY');
@@ -157,7 +181,7 @@ describe('createContextManager', () => {
         [call('t1', 'TodoWrite', { todos: [todo] }, 'ok'), ...bash(0)],
         bash(1),
       );
-      const sent = await context.prepare(messages);
+      const sent = await context.prepareMessages(messages);
       expect(textOf(sent[0])).toContain(
         'summary\\n\\nYour task list (last TodoWrite):\\n- [in_progress] Fix the parser',
       );
@@ -166,7 +190,7 @@ describe('createContextManager', () => {
     it('leaves the conversation whole when only the last turn is left to keep', async () => {
       const { context, events, requests } = await manager({ contextWindow: 100 });
       const messages = conversation(bash(0));
-      expect(await context.prepare(messages)).toEqual(messages);
+      expect(await context.prepareMessages(messages)).toEqual(messages);
       expect(requests).toHaveLength(0);
       expect(events).toEqual([]);
     });
@@ -186,21 +210,21 @@ describe('createContextManager', () => {
       const settings = { keepRecentTurns: 1, contextWindow: 1_500, compactAtFraction: 1 };
       const messages = conversation(bash(0, 10), bash(1, 10));
       const calm = await manager(settings);
-      await calm.context.prepare(messages);
-      await calm.context.prepare(messages);
+      await calm.context.prepareMessages(messages);
+      await calm.context.prepareMessages(messages);
       expect(calm.requests).toHaveLength(0);
       await server?.close();
 
       const { context, requests } = await manager(settings, { turns: [summaryTurn('s')] });
-      await context.prepare(messages);
+      await context.prepareMessages(messages);
       // The model counted 3 tokens per character: the same request is now over the window.
-      const chars = JSON.stringify(await context.prepare(messages)).length;
+      const chars = JSON.stringify(await context.prepareMessages(messages)).length;
       context.recordUsage({
         ...emptyUsage(),
         input_tokens: chars,
         cache_read_input_tokens: chars * 2,
       });
-      await context.prepare(messages);
+      await context.prepareMessages(messages);
       expect(requests).toHaveLength(1);
     });
   });
@@ -214,7 +238,7 @@ describe('createContextManager', () => {
       const messages = conversation(bash(0), bash(1));
       expect(await context.compact(messages, 'manual')).toBe(true);
       expect(events).toMatchObject([{ type: 'compact-boundary', trigger: 'manual' }]);
-      expect(await context.prepare(messages)).toHaveLength(3);
+      expect(await context.prepareMessages(messages)).toHaveLength(3);
     });
   });
 
@@ -222,7 +246,7 @@ describe('createContextManager', () => {
     it('sends every message as recorded and never compacts', async () => {
       const { context, requests } = await manager(false);
       const messages = conversation(bash(0), bash(1), bash(2));
-      expect(await context.prepare(messages)).toEqual(messages);
+      expect(await context.prepareMessages(messages)).toEqual(messages);
       expect(await context.compact(messages, 'manual')).toBe(false);
       expect(requests).toHaveLength(0);
     });
@@ -232,5 +256,35 @@ describe('createContextManager', () => {
     await expect(manager({ boundaryStep: 0 })).rejects.toThrow(
       'context management: boundaryStep is 0',
     );
+  });
+});
+
+describe('firstChange', () => {
+  const messages = conversation(bash(0), bash(1));
+  it('is undefined when the next request begins with all of the previous one', () => {
+    expect(firstChange(messages.slice(0, 3), messages)).toBeUndefined();
+    expect(firstChange(messages, messages)).toBeUndefined();
+  });
+
+  it('names the first block that differs, within a message of several blocks', () => {
+    const next = structuredClone(messages);
+    const assistant = next[3];
+    if (assistant?.role !== 'assistant') throw new Error('shape');
+    assistant.content[1] = { type: 'tool_use', id: 'other', name: 'Bash', input: {} };
+    expect(firstChange(messages, next)).toEqual({ message: 3, block: 1 });
+  });
+
+  it('names the block after the last one the previous message had, when blocks were added', () => {
+    const next = structuredClone(messages);
+    const assistant = next[3];
+    if (assistant?.role !== 'assistant') throw new Error('shape');
+    assistant.content.push({ type: 'text', text: 'more' });
+    expect(firstChange(messages, next)).toEqual({ message: 3, block: 2 });
+  });
+
+  it('names a message the next request no longer has, and string content as a whole', () => {
+    expect(firstChange(messages, messages.slice(0, 2))).toEqual({ message: 2, block: 0 });
+    const next = [{ role: 'user' as const, content: 'other task' }, ...messages.slice(1)];
+    expect(firstChange(messages, next)).toEqual({ message: 0, block: 0 });
   });
 });

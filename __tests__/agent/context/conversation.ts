@@ -2,6 +2,7 @@
  * Builds conversations the way the loop records them: the task, then per turn one assistant
  * message with its tool_use blocks and one user message with their results in the same order.
  */
+import type { ContextManager } from '../../../src/agent/context/context-manager.js';
 import type { Message, ToolResultBlock, ToolUseBlock } from '../../../src/model/types.js';
 
 export interface CallSpec {
@@ -77,3 +78,12 @@ export const big = (label: string, lines = 200) =>
   Array.from({ length: lines }, (_, index) => `${index + 1}\t${label} line ${index + 1}`).join(
     '\n',
   );
+
+/** The manager, with `prepareMessages` for the tests that look only at the messages it sends. */
+export function withPrepareMessages(manager: ContextManager) {
+  return {
+    ...manager,
+    prepareMessages: async (messages: readonly Message[], signal?: AbortSignal) =>
+      (await manager.prepare(messages, signal)).messages,
+  };
+}

@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_SUMMARY, runReadingSession } from '../../../bench/context-session.js';
 import type { ReadingSession } from '../../../bench/context-session.js';
 import type { Message } from '../../../src/model/types.js';
+import { billRequests } from '../../../bench/billing.js';
+import { firstChange } from '../../../src/agent/context/context-manager.js';
 
 const WINDOW = 60_000;
 const BUDGET = WINDOW * 0.8;
@@ -105,6 +107,33 @@ describe('runAgent with context management over 200 turns', () => {
     // The boundary moves every 4 turns, and up to the newest turn whenever the request reaches
     // half the window (about every eight reads here).
     expect(extended / (requests.length - 1)).toBeGreaterThan(0.6);
+  });
+
+  it('reads the unchanged part of a rewritten request from the cache, not only the system prompt', () => {
+    const requests = turnRequests();
+    const billed = billRequests(requests.map((request) => request.body));
+    const fixed = billed[0]!.cacheWrite;
+    const plain = (index: number) =>
+      JSON.parse(withoutCacheControl(messagesOf(requests[index]?.body))) as Message[];
+    const blocksOf = (messages: Message[]) =>
+      messages.reduce(
+        (total, message) =>
+          total + (typeof message.content === 'string' ? 1 : message.content.length),
+        0,
+      );
+    const found: boolean[] = [];
+    for (let index = 1; index < requests.length; index++) {
+      const next = plain(index);
+      const change = firstChange(plain(index - 1), next);
+      // Only changes further back than the lookback from the newest block (20 blocks), and
+      // after the first turn (before which no request has cached anything).
+      if (change === undefined || change.message <= 2) continue;
+      if (blocksOf(next) - blocksOf(next.slice(0, change.message)) <= 20) continue;
+      found.push(billed[index]!.cacheRead > fixed + 1_000);
+    }
+    expect(found.length).toBeGreaterThan(10);
+    // Not every time: a move right after another finds no request that cached its new prefix.
+    expect(found.filter(Boolean).length / found.length).toBeGreaterThan(0.9);
   });
 
   it('never sends more than four cache breakpoints', () => {

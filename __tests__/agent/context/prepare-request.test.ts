@@ -172,6 +172,74 @@ describe('prepareRequest', () => {
     expect(sentAt(6)).toBe(sentAt(7));
   });
 
+  describe('when a read repeats an earlier one word for word', () => {
+    const note = (anchor: string) =>
+      `[File unchanged since the earlier read of /repo/a.ts (${anchor}): that result, above, shows these lines as they are now. Refer to it; read again after the file changes.]`;
+
+    it('sends the re-read as a reference from its first request on, and the earlier read whole', () => {
+      const sent = prepareRequest(
+        conversation([read('r1', '/repo/a.ts', big('a'))], [read('r2', '/repo/a.ts', big('a'))]),
+        SETTINGS,
+      );
+      expect(contentOf(sent, 'r2')).toBe(note('r1'));
+      expect(contentOf(sent, 'r1')).toBe(big('a'));
+    });
+
+    it('keeps the earlier read whole while it is re-read within the recent turns', () => {
+      const turns = [
+        [read('r1', '/repo/a.ts', big('a'))],
+        filler(1),
+        [read('r2', '/repo/a.ts', big('a'))],
+        filler(3),
+        [read('r3', '/repo/a.ts', big('a'))],
+        filler(5),
+      ];
+      // Turn 0 is four turns behind the boundary, yet its newest re-read is in turn 4.
+      const sent = prepareRequest(conversation(...turns), SETTINGS);
+      expect(contentOf(sent, 'r1')).toBe(big('a'));
+      expect([contentOf(sent, 'r2'), contentOf(sent, 'r3')]).toEqual([note('r1'), note('r1')]);
+    });
+
+    it('shortens the earlier read once its newest re-read is behind the boundary too', () => {
+      const turns = [
+        [read('r1', '/repo/a.ts', big('a'))],
+        [read('r2', '/repo/a.ts', big('a'))],
+        filler(2),
+        filler(3),
+        filler(4),
+      ];
+      const sent = prepareRequest(conversation(...turns), SETTINGS);
+      expect(contentOf(sent, 'r1')).toContain('Old tool result shortened');
+      expect(contentOf(sent, 'r2')).toBe(note('r1'));
+    });
+
+    it('keeps a reference the same on every later request, so the cached prefix holds', () => {
+      const turns = [[read('r1', '/repo/a.ts', big('a'))], [read('r2', '/repo/a.ts', big('a'))]];
+      const first = JSON.stringify(prepareRequest(conversation(...turns), SETTINGS));
+      const later = prepareRequest(conversation(...turns, filler(2)), SETTINGS);
+      expect(JSON.stringify(later).startsWith(first.slice(0, -1))).toBe(true);
+    });
+
+    it('sends a re-read whole when the file changed in between, by whatever means', () => {
+      const turns = [
+        [read('r1', '/repo/a.ts', big('a'))],
+        [call('b1', 'Bash', { command: 'sed -i s/a/b/ a.ts' }, '')],
+        [read('r2', '/repo/a.ts', big('b'))],
+      ];
+      const sent = prepareRequest(conversation(...turns), SETTINGS);
+      expect(contentOf(sent, 'r2')).toBe(big('b'));
+    });
+
+    it('sends the re-read whole when compaction summarised the earlier read away', () => {
+      const messages = conversation([read('r1', '/repo/a.ts', big('a'))], filler(1), [
+        read('r2', '/repo/a.ts', big('a')),
+      ]);
+      const sent = prepareRequest(messages, SETTINGS, { keptFrom: 3, summary: 'Read a.ts.' });
+      expect(contentOf(sent, 'r1')).toBeUndefined();
+      expect(contentOf(sent, 'r2')).toBe(big('a'));
+    });
+  });
+
   describe('when the conversation was compacted', () => {
     it('sends the task with the summary, then the kept messages', () => {
       const messages = conversation(filler(0), filler(1), filler(2));

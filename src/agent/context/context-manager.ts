@@ -20,6 +20,7 @@
  */
 import type { ModelClient } from '../../model/model-client.js';
 import { pricingFor } from '../../model/pricing.js';
+import type { BlockPosition } from '../../model/model-client.js';
 import type { Message, ToolSpec, Usage } from '../../model/types.js';
 import type { EventSink } from '../events.js';
 import { MIN_CACHEABLE_TOKENS, decideBoundary } from './cache-edits.js';
@@ -54,9 +55,16 @@ export interface ContextManagerOptions {
   now?: () => number;
 }
 
+/** What to send next. */
+export interface PreparedRequest {
+  messages: Message[];
+  /** The first block that differs from the request prepared before; undefined when it extends it. */
+  changedFrom?: BlockPosition;
+}
+
 export interface ContextManager {
   /** The messages to send next; compacts first when the request would be too large. */
-  prepare(messages: readonly Message[], signal?: AbortSignal): Promise<Message[]>;
+  prepare(messages: readonly Message[], signal?: AbortSignal): Promise<PreparedRequest>;
   /** The usage the model reported for the last prepared request. */
   recordUsage(usage: Usage): void;
   /** Summarise the older part now; false when there is nothing older than the kept turns. */
@@ -72,7 +80,7 @@ const DEFAULT_TOKENS_PER_CHAR = 1 / 4;
 export function createContextManager(options: ContextManagerOptions): ContextManager {
   if (options.settings === false) {
     return {
-      prepare: async (messages) => [...messages],
+      prepare: async (messages) => ({ messages: [...messages] }),
       recordUsage: () => undefined,
       compact: async () => false,
     };
@@ -101,23 +109,18 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
 
   /**
    * The request, and the part of it the cache would serve: all of the previous request when it
-   * begins with it; else only the tools and system prompt (their own breakpoints), when long
-   * enough to be cached at all.
+   * begins with it; else the part before the first change (a breakpoint marks it, prompt-cache.ts),
+   * or at least the tools and system prompt (their own breakpoint), when long enough to be cached.
    */
   const shapeOf = (prepared: readonly Message[]) => {
-    const extends_ =
-      lastSent !== undefined &&
-      lastSent.every(
-        (message, index) => JSON.stringify(message) === JSON.stringify(prepared[index]),
-      );
-    const fixedTokens = Math.floor(fixedChars * tokensPerChar);
-    const cachedTokens =
-      extends_ && lastChars !== undefined
-        ? Math.floor(lastChars * tokensPerChar)
-        : fixedTokens >= MIN_CACHEABLE_TOKENS
-          ? fixedTokens
-          : 0;
-    return { tokens: estimate(prepared), cachedTokens };
+    const tokens = estimate(prepared);
+    if (lastSent === undefined) return { tokens, cachedTokens: 0 };
+    const change = firstChange(lastSent, prepared);
+    if (change === undefined)
+      return { tokens, cachedTokens: Math.floor((lastChars ?? 0) * tokensPerChar) };
+    const unchangedChars = fixedChars + JSON.stringify(prepared.slice(0, change.message)).length;
+    const cachedTokens = Math.floor(unchangedChars * tokensPerChar);
+    return { tokens, cachedTokens: cachedTokens >= MIN_CACHEABLE_TOKENS ? cachedTokens : 0 };
   };
 
   /**
@@ -183,10 +186,11 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       if (estimate(prepared) >= window * settings.compactAtFraction) {
         if (await compact(messages, 'auto', signal)) prepared = prepareAt(messages, reduceBefore);
       }
+      const changedFrom = lastSent === undefined ? undefined : firstChange(lastSent, prepared);
       lastChars = charsOf(prepared);
       lastSent = prepared;
       lastSentAt = now();
-      return prepared;
+      return { messages: prepared, ...(changedFrom && { changedFrom }) };
     },
     recordUsage(usage) {
       const tokens =
@@ -196,4 +200,26 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     },
     compact,
   };
+}
+
+/** The first block of `next` that is not in `previous` as it was; undefined when next extends it. */
+export function firstChange(
+  previous: readonly Message[],
+  next: readonly Message[],
+): BlockPosition | undefined {
+  for (let message = 0; message < previous.length; message++) {
+    const before = previous[message]!;
+    const after = next[message];
+    if (after === undefined) return { message, block: 0 };
+    if (JSON.stringify(before) === JSON.stringify(after)) continue;
+    if (typeof before.content === 'string' || typeof after.content === 'string')
+      return { message, block: 0 };
+    const blocks = after.content as readonly unknown[];
+    const block = (before.content as readonly unknown[]).findIndex(
+      (old, index) => JSON.stringify(old) !== JSON.stringify(blocks[index]),
+    );
+    // Only a block added at the end differs: the previous message's blocks are all there.
+    return { message, block: block < 0 ? before.content.length : block };
+  }
+  return undefined;
 }

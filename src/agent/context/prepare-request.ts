@@ -4,7 +4,10 @@
  *
  * 1. Compaction: when the older part was summarised, the request is the task (first message) with
  *    the summary appended, then the messages kept from `keptFrom` on.
- * 2. Results of turns older than the boundary are reduced, in this order:
+ * 2. A Read that repeats an earlier Read's result word for word, with no write of the file
+ *    between, is sent as a reference to it (unchanged-reads.ts), from the first request that
+ *    carries it; the earlier read then counts as being in the turn of its newest re-read.
+ * 3. Results of turns older than the boundary are reduced, in this order:
  *    - errors and the results of file writes (their diffs) stay whole;
  *    - a read that a later call (itself behind the boundary) made stale becomes a note (content
  *      replacement);
@@ -16,9 +19,11 @@
  */
 import type { Message, ToolResultBlock, UserContentBlock, UserMessage } from '../../model/types.js';
 import type { ContextSettings } from './context-settings.js';
-import { shortenedNote, supersededNote } from './result-notes.js';
+import { shortenedNote, supersededNote, unchangedNote } from './result-notes.js';
 import { findSupersededReads } from './stale-reads.js';
 import { fileAccessOf, indexToolCalls, resultChars } from './tool-calls.js';
+import type { ToolCall } from './tool-calls.js';
+import { findUnchangedReads } from './unchanged-reads.js';
 
 export interface CompactionState {
   /** Index in the full conversation of the first message sent verbatim (an assistant message). */
@@ -45,20 +50,32 @@ export function prepareRequest(
 ): Message[] {
   const [task, ...rest] = messages;
   if (task === undefined) return [];
+  const tail = compaction === undefined ? rest : messages.slice(compaction.keptFrom);
   const calls = indexToolCalls(messages);
   const boundary =
     reduceBefore === undefined
       ? shortenBeforeTurn(turnsIn(messages), settings)
       : Math.min(reduceBefore, lastReducibleTurn(turnsIn(messages)));
+  // Anchors only from what is sent: a read summarised away by compaction is no longer there to
+  // refer to, so its re-read goes whole.
+  const unchanged = findUnchangedReads(tail, calls, settings.cwd, settings.keepRecentTurns);
+  const turnOf = (call: ToolCall): number =>
+    Math.max(call.turn, unchanged.lastTurnOf.get(call.id) ?? call.turn);
   // Only calls behind the boundary count as superseding: a re-read in a recent turn would otherwise
   // rewrite an old note on any request, not just when the boundary moves, and break the cache.
-  const settled = new Map([...calls].filter(([, call]) => call.turn < boundary));
+  // A reference to an earlier read supersedes nothing: it is that read.
+  const settled = new Map(
+    [...calls].filter(([id, call]) => call.turn < boundary && !unchanged.anchorOf.has(id)),
+  );
   const superseded = findSupersededReads(settled, settings.cwd);
   const reduce = (result: ToolResultBlock): ToolResultBlock => {
     const call = calls.get(result.tool_use_id);
-    if (call === undefined || call.turn >= boundary || result.is_error === true) return result;
+    if (call === undefined || result.is_error === true) return result;
+    const anchor = unchanged.anchorOf.get(call.id);
     const access = fileAccessOf(call, settings.cwd);
-    if (access?.kind === 'write') return result;
+    if (anchor !== undefined && access !== undefined)
+      return replaced(result, unchangedNote(access.path, anchor));
+    if (turnOf(call) >= boundary || access?.kind === 'write') return result;
     const by = superseded.get(call.id);
     const note =
       by !== undefined && access !== undefined
@@ -66,14 +83,18 @@ export function prepareRequest(
         : resultChars(result) > settings.shortenAboveChars
           ? shortenedNote(call, result)
           : undefined;
-    if (note === undefined || note.length >= resultChars(result)) return result;
-    return { type: 'tool_result', tool_use_id: result.tool_use_id, content: note };
+    return note === undefined ? result : replaced(result, note);
   };
   // The API requires a user message first, so the task is one; the check only narrows the type.
   const head =
     compaction === undefined || task.role !== 'user' ? task : withSummary(task, compaction.summary);
-  const tail = compaction === undefined ? rest : messages.slice(compaction.keptFrom);
   return [head, ...tail.map((message) => reduceMessage(message, reduce))];
+}
+
+/** The note in place of the result, unless the note is no shorter. */
+function replaced(result: ToolResultBlock, note: string): ToolResultBlock {
+  if (note.length >= resultChars(result)) return result;
+  return { type: 'tool_result', tool_use_id: result.tool_use_id, content: note };
 }
 
 /** Turns before this index may be reduced: a multiple of the step, behind the recent turns. */

@@ -15,6 +15,11 @@ export function supersededNote(read: ToolCall, path: string, by: ToolCall): stri
   return `[Earlier read of ${path} removed from the context: ${why}. Read the file again if you need its current content.]`;
 }
 
+/** An unchanged re-read: the earlier result it repeats is still in the context, whole. */
+export function unchangedNote(path: string, anchor: ToolCall): string {
+  return `[File unchanged since the earlier read of ${path} (${anchor.id}): that result, above, shows these lines as they are now. Refer to it; read again after the file changes.]`;
+}
+
 /** Microcompact: an old, long result reduced to one line. */
 export function shortenedNote(call: ToolCall, result: ToolResultBlock): string {
   const chars = resultChars(result);
