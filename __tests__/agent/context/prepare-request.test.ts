@@ -174,7 +174,7 @@ describe('prepareRequest', () => {
 
   describe('when a read repeats an earlier one word for word', () => {
     const note = (anchor: string) =>
-      `[File unchanged since the earlier read of /repo/a.ts (${anchor}): that result, above, shows these lines as they are now. Refer to it; read again after the file changes.]`;
+      `[File unchanged since the earlier read of /repo/a.ts (${anchor}): the lines read here are the ones that result shows. Refer to it rather than reading again while the file is unchanged.]`;
 
     it('sends the re-read as a reference from its first request on, and the earlier read whole', () => {
       const sent = prepareRequest(

@@ -94,7 +94,7 @@ describe('a session that reads a file again', () => {
     const contentOf = (id: string) => resultOf(last, id)?.content;
     expect(contentOf('toolu_r1')).toBe(shown('first'));
     expect(contentOf('toolu_r2')).toBe(
-      `[File unchanged since the earlier read of ${join(root, 'a.txt')} (toolu_r1): that result, above, shows these lines as they are now. Refer to it; read again after the file changes.]`,
+      `[File unchanged since the earlier read of ${join(root, 'a.txt')} (toolu_r1): the lines read here are the ones that result shows. Refer to it rather than reading again while the file is unchanged.]`,
     );
     expect(contentOf('toolu_r3')).toBe(shown('second'));
     expect(contentOf('toolu_r4')).toContain('(toolu_r3)');

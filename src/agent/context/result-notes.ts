@@ -17,7 +17,7 @@ export function supersededNote(read: ToolCall, path: string, by: ToolCall): stri
 
 /** An unchanged re-read: the earlier result it repeats is still in the context, whole. */
 export function unchangedNote(path: string, anchor: ToolCall): string {
-  return `[File unchanged since the earlier read of ${path} (${anchor.id}): that result, above, shows these lines as they are now. Refer to it; read again after the file changes.]`;
+  return `[File unchanged since the earlier read of ${path} (${anchor.id}): the lines read here are the ones that result shows. Refer to it rather than reading again while the file is unchanged.]`;
 }
 
 /** Microcompact: an old, long result reduced to one line. */
