@@ -211,6 +211,11 @@ function fromFixture(fixture: Fixture, name: string): SessionBill {
   };
 }
 
+/** Claude Code's recorded bill for one session (bench/fixtures/claude-code-billing.json). */
+export function recordedReference(name: string): SessionBill {
+  return fromFixture(readFixture(), name);
+}
+
 export async function runCostBench(): Promise<void> {
   const claude = process.env.CI_AGENT_BENCH_CLAUDE;
   const sessions = [THIRTY_TURNS, COMPACTING];
@@ -277,7 +282,7 @@ export async function runCostBench(): Promise<void> {
     const weighted =
       weightedInput(sumBilled(ours.billed)) / weightedInput(sumBilled(theirs.billed));
     const input = totalInput(sumBilled(ours.billed)) / totalInput(sumBilled(theirs.billed));
-    ratios.push(`${session.name}: weighted ${fmt(weighted, 2)}×, input ${fmt(input, 2)}×`);
+    ratios.push(`${session.name}: weighted ${fmt(weighted, 3)}×, input ${fmt(input, 2)}×`);
   }
   printTable('Input tokens as billed (k = thousands of tokens, characters / 4)', rows);
   console.log(
