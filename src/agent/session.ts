@@ -44,6 +44,8 @@ import type {
   TodoStore,
   Tool,
   SandboxView,
+  SubagentRequest,
+  SubagentRun,
   ToolContext,
 } from '../tools/tool.js';
 import { sandboxEnvironment } from '../sandbox/tool-environment.js';
@@ -54,8 +56,7 @@ import { errorMessage } from '../util/errors.js';
 import type { EventSink, PermissionDenial, RunResult } from './events.js';
 import { runAgent } from './loop.js';
 import type { AgentOptions } from './loop.js';
-import { createSubagentRunner } from './subagent.js';
-import type { SubagentWorkspace } from './subagent.js';
+import type { SubagentRunnerOptions, SubagentWorkspace } from './subagent.js';
 import { buildSystemPrompt, gatherEnvironment, readMemoryFiles } from './system-prompt.js';
 import type { EnvironmentInfo } from './system-prompt.js';
 
@@ -181,7 +182,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   // Subagents' denials count in the run's result too (agent/subagent.ts).
   const permissionDenials: PermissionDenial[] = [];
   contexts.bindSubagents(
-    createSubagentRunner({
+    lazySubagentRunner({
       model: options.model,
       modelClient: options.modelClient,
       serverTools: models.serverTools,
@@ -469,4 +470,17 @@ function resolveDirectory(projectDir: string, dir: string): string {
 /** A run that cannot start because of how it was set up; the CLI prints it as one line. */
 export class SessionSetupError extends Error {
   override readonly name = 'SessionSetupError';
+}
+
+/** The subagent runner (agent/subagent.ts), loaded with the first Agent call, not at start-up. */
+function lazySubagentRunner(
+  options: SubagentRunnerOptions,
+): (request: SubagentRequest) => Promise<SubagentRun> {
+  let runner: Promise<(request: SubagentRequest) => Promise<SubagentRun>> | undefined;
+  return async (request) => {
+    runner ??= import('./subagent.js').then(({ createSubagentRunner }) =>
+      createSubagentRunner(options),
+    );
+    return (await runner)(request);
+  };
 }

@@ -12,9 +12,9 @@ import { unzipSync } from 'fflate';
 import { errorMessage } from '../util/errors.js';
 import { findPublishedHash } from '../log/log-chain.js';
 
-export const TOOL_LOG_FILE = 'tool-log.jsonl';
-export const REPORT_FILE = 'report.md';
-export const ATTESTATION_FILE = 'attestation.sigstore.json';
+import { ATTESTATION_FILE, REPORT_FILE, TOOL_LOG_FILE } from './artifact-names.js';
+
+export { ATTESTATION_FILE, REPORT_FILE, TOOL_LOG_FILE };
 /** An artifact holds a few text files; anything near this is not one of ours. */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { ATTESTATION_FILE } from '../audit/source.js';
+import { ATTESTATION_FILE } from '../audit/artifact-names.js';
 import { errorMessage } from '../util/errors.js';
 import { withRunnerEnv } from './runner-env.js';
 

@@ -7,8 +7,13 @@
  */
 import { errorMessage } from '../util/errors.js';
 import type { Octokit } from './authorization.js';
-import { REPORT_MARKER } from './report-markdown.js';
 import { GITHUB_ACTIONS_LOGIN, permissionRefusal } from './token-refusals.js';
+
+/**
+ * Finds the comment again on the next run (one comment per PR or issue). Here rather than in
+ * report-markdown.ts, which loads only when the report is written.
+ */
+export const REPORT_MARKER = '<!-- ci-agent:report -->';
 
 export { GITHUB_ACTIONS_LOGIN };
 

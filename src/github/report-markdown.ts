@@ -23,9 +23,9 @@ import type { HookRunRecord } from '../hooks/types.js';
 import type { SpendRow } from '../model/spend-meter.js';
 import type { TodoItem } from '../tools/tool.js';
 import { LOG_HASH_LABEL } from '../log/log-chain.js';
+import { REPORT_MARKER } from './comment.js';
 
-/** Finds the comment again on the next run (one comment per PR or issue). */
-export const REPORT_MARKER = '<!-- ci-agent:report -->';
+export { REPORT_MARKER };
 /** GitHub rejects issue comments longer than this many characters. */
 export const GITHUB_COMMENT_LIMIT = 65_536;
 

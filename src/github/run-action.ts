@@ -37,11 +37,9 @@ import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
-import { ATTESTATION_FILE } from '../audit/source.js';
+import { ATTESTATION_FILE } from '../audit/artifact-names.js';
 import { attestFiles } from './attest-artifact.js';
 import type { AttestOutcome } from './attest-artifact.js';
-import { writeAuditPage } from './audit-page.js';
-import { auditRun } from './audit-run.js';
 import { authorizeActor } from './authorization.js';
 import {
   credentialsNote,
@@ -83,7 +81,6 @@ import {
   snapshotRunnerFiles,
 } from './runner-files.js';
 import type { RunnerFileChange } from './runner-files.js';
-import { renderReport } from './report-markdown.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
 import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
 import type { RunSandbox } from './run-sandbox.js';
@@ -98,9 +95,7 @@ import {
   pullRequestOfTask,
   pullRequestText,
 } from './pull-request.js';
-import { heldBackCiChanges } from './push-plan.js';
 import { PolicyError } from '../policy/policy-error.js';
-import { refusalReason, scanPush } from './push-scan.js';
 import type { PullRequestBranch } from './pull-request.js';
 import { restoreHeadConfig, useTrustedConfig } from './trusted-config.js';
 import {
@@ -153,8 +148,11 @@ export async function runAction(
   const inputs = readInputs(env, { setSecret: commands.setSecret });
   const event = await readEventContext(env);
   // Audit mode: a finished run's artifact is verified; no agent runs (audit-run.ts).
-  if (inputs.auditRunId !== undefined)
+  // What only some runs need loads when they need it (docs/ARCHITECTURE.md, "Start-up").
+  if (inputs.auditRunId !== undefined) {
+    const { auditRun } = await import('./audit-run.js');
     return auditRun(inputs.auditRunId, inputs, event, env, commands);
+  }
   const decided = deriveTask(event, inputs);
   if (decided.kind === 'skip') return await skipped(commands, decided.reason);
   const task = decided;
@@ -546,6 +544,7 @@ async function work(
     ({ patch, shown, files } = await diffSince(git, baseSha, 'HEAD'));
     // What would be pushed, checked for secrets (push-scan.ts): on a hit the artifact's patch is
     // the text one scanned, and every value found is masked from here on, the report's diff too.
+    const { refusalReason, scanPush } = await import('./push-scan.js');
     const scan = commitSha
       ? await scanPush(git, {
           base: baseSha,
@@ -574,7 +573,9 @@ async function work(
         : judge(task, result, files.length > 0));
     const heldBack =
       commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && !scan?.findings.length
-        ? await heldBackCiChanges(
+        ? await (
+            await import('./push-plan.js')
+          ).heldBackCiChanges(
             git,
             { from: baseSha, to: commitSha },
             { policyInput: inputs.policy, push: policy.push },
@@ -738,6 +739,7 @@ async function work(
         : []),
     ];
     // The footer names what the artifact holds; an upload that failed leaves none to name.
+    const { renderReport } = await import('./report-markdown.js');
     const render = (uploaded: readonly string[]) =>
       renderReport(
         report,
@@ -769,6 +771,7 @@ async function work(
         { mask: (text) => masker.mask(text) },
       );
     // The page of the log and patch as they stand now (masked, redacted after the push scan).
+    const { writeAuditPage } = await import('./audit-page.js');
     const pageProblem = writeAuditPage(paths, `ci-agent run ${event.runId}`);
     if (pageProblem) commands.warning(masker.mask(pageProblem));
     let markdown = await render(artifactFiles(uploads, [paths.report]));

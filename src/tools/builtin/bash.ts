@@ -17,16 +17,13 @@ import { defineTool } from '../tool.js';
 import type { ToolContext } from '../tool.js';
 import { interpretExitCode } from './bash/exit-code.js';
 import { bashFileOperands } from './bash/file-operands.js';
-import { withGitPins } from './bash/git-environment.js';
 import { DEFAULT_MAX_OUTPUT_LENGTH, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './bash/limits.js';
 import { effectiveTimeoutMs, readBashLimits } from './bash/limits.js';
 import type { BashOutput } from './bash/output.js';
 import { isNoOutputExpected } from './bash/no-output.js';
 import { formatStderr, formatStdout, isErrorOutput, renderBashOutput } from './bash/output.js';
-import { ProgressFeed, relayProgress } from './bash/progress.js';
 import { isReadOnlyCommand } from './bash/read-only.js';
 import { readScope } from './bash/read-scope.js';
-import { runCommand } from './bash/run-command.js';
 import type { CommandResult } from './bash/run-command.js';
 
 const PROGRESS_INTERVAL_MS = 100;
@@ -113,6 +110,13 @@ export const bashTool = defineTool({
     };
   },
   async *call(input, context) {
+    // Running a command loads with the first call, not at start-up (docs/ARCHITECTURE.md,
+    // "Start-up"); the permission side above stays loaded, since it is synchronous.
+    const [{ runCommand }, { withGitPins }, { ProgressFeed, relayProgress }] = await Promise.all([
+      import('./bash/run-command.js'),
+      import('./bash/git-environment.js'),
+      import('./bash/progress.js'),
+    ]);
     const limits = readBashLimits(context.env);
     const timeoutMs = input._systemTimeoutMs ?? effectiveTimeoutMs(input.timeout, limits);
     const cwdReset = restoreMissingCwd(context);

@@ -7,13 +7,16 @@
 import * as z from 'zod';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
-import { planEdit } from './file/edit-plan.js';
 import type { EditRequest } from './file/edit-plan.js';
-import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { writeTextFile } from './file/text-file.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 import { toolPath, writeProblem } from './file/sandbox-reach.js';
+
+// The planning and the diff library load with the first Edit, not at start-up
+// (docs/ARCHITECTURE.md, "Start-up").
+const loadPlan = () => import('./file/edit-plan.js');
+const loadPatch = () => import('./file/structured-patch.js');
 
 const inputSchema = z.object({
   file_path: z
@@ -68,7 +71,7 @@ export const editTool = defineTool({
     const request = toRequest(input, context);
     const unreachable = writeProblem('Edit', request.path, context);
     if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
-    const planned = await planEdit(request, context);
+    const planned = await (await loadPlan()).planEdit(request, context);
     return planned.ok
       ? { result: true }
       : { result: false, message: planned.message, errorCode: 1 };
@@ -78,7 +81,7 @@ export const editTool = defineTool({
     const request = toRequest(input, context);
     const unreachable = writeProblem('Edit', request.path, context);
     if (unreachable) throw new Error(unreachable);
-    const planned = await planEdit(request, context);
+    const planned = await (await loadPlan()).planEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
     const location = judgedLocation(input, request.path);
@@ -89,7 +92,7 @@ export const editTool = defineTool({
       oldString: input.old_string,
       newString: input.new_string,
       originalFile: plan.original?.text ?? '',
-      structuredPatch: structuredPatch(plan.before, plan.after),
+      structuredPatch: (await loadPatch()).structuredPatch(plan.before, plan.after),
       userModified: false,
       replaceAll: input.replace_all,
       occurrences: plan.original ? plan.occurrences : 0,

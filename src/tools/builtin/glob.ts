@@ -26,7 +26,6 @@ import { errorCode } from './file/fs-errors.js';
 import { hiddenNote, withoutHidden } from './search/hidden-files.js';
 import { sortByModificationTime } from './search/path-order.js';
 import { SEARCH_TIMEOUT_MS } from './search/types.js';
-import { globInWorker } from './search/worker-search.js';
 
 export const MAX_GLOB_RESULTS = 100;
 const TRUNCATION_NOTE = '(Results are truncated. Consider using a more specific path or pattern.)';
@@ -115,8 +114,11 @@ export const defineGlobTool = (timeoutMs: number) =>
       const started = performance.now();
       const { directory, pattern } = resolveSearch(input, context);
       const timeout = AbortSignal.timeout(timeoutMs);
+      // The search worker (and its source) loads on the first listing, not at start-up.
       const listing = (await isDirectory(directory))
-        ? await globInWorker({ directory, pattern }, AbortSignal.any([context.signal, timeout]))
+        ? await (
+            await import('./search/worker-search.js')
+          ).globInWorker({ directory, pattern }, AbortSignal.any([context.signal, timeout]))
         : { files: [] };
       context.signal.throwIfAborted();
       if ('stopped' in listing) {

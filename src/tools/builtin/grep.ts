@@ -23,7 +23,6 @@ import {
 } from './file/sandbox-reach.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorCode } from './file/fs-errors.js';
-import { builtinSearchEngine } from './search/builtin-search.js';
 import { splitGlobArgument } from './search/glob-patterns.js';
 import {
   DEFAULT_HEAD_LIMIT,
@@ -35,8 +34,6 @@ import {
 } from './search/grep-result.js';
 import type { GrepOutput, Paging } from './search/grep-result.js';
 import { comparePaths, sortByModificationTime } from './search/path-order.js';
-import { ripgrepEngine } from './search/ripgrep.js';
-import { TooManyHiddenFiles } from './search/ripgrep-hidden.js';
 import { SEARCH_TIMEOUT_MS } from './search/types.js';
 import type { SearchOutcome, SearchQuery, SearchRun } from './search/types.js';
 
@@ -232,8 +229,12 @@ async function runSearch(
   run: SearchRun,
   context: ToolContext,
 ): Promise<SearchOutcome> {
+  // Both engines load on the first search, not at start-up (docs/ARCHITECTURE.md, "Start-up").
+  const { builtinSearchEngine } = await import('./search/builtin-search.js');
   const builtin = builtinSearchEngine(context.env);
   if (context.ripgrepPath === null) return builtin(query, run);
+  const { ripgrepEngine } = await import('./search/ripgrep.js');
+  const { TooManyHiddenFiles } = await import('./search/ripgrep-hidden.js');
   let outcome: SearchOutcome;
   try {
     outcome = await ripgrepEngine(context.ripgrepPath, context.env)(query, run);

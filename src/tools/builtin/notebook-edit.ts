@@ -11,9 +11,11 @@ import type { ToolContext, ValidationResult } from '../tool.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 import { toolPath, writeProblem } from './file/sandbox-reach.js';
 import { writeTextFile } from './file/text-file.js';
-import { planNotebookEdit } from './notebook/notebook-edit-plan.js';
 import type { EditMode, NotebookEditRequest } from './notebook/notebook-edit-plan.js';
 import type { CellType } from './notebook/notebook-file.js';
+
+// The edit's planning loads with the first call, not at start-up (docs/ARCHITECTURE.md, "Start-up").
+const loadPlan = () => import('./notebook/notebook-edit-plan.js');
 
 const inputSchema = z.object({
   notebook_path: z
@@ -78,7 +80,7 @@ export const notebookEditTool = defineTool({
     const request = toRequest(input, context);
     const unreachable = writeProblem('NotebookEdit', request.path, context);
     if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
-    const planned = await planNotebookEdit(request, context);
+    const planned = await (await loadPlan()).planNotebookEdit(request, context);
     return planned.ok
       ? { result: true }
       : { result: false, message: planned.message, errorCode: 1 };
@@ -88,7 +90,7 @@ export const notebookEditTool = defineTool({
     const request = toRequest(input, context);
     const unreachable = writeProblem('NotebookEdit', request.path, context);
     if (unreachable) throw new Error(unreachable);
-    const planned = await planNotebookEdit(request, context);
+    const planned = await (await loadPlan()).planNotebookEdit(request, context);
     if (!planned.ok) throw new Error(planned.message);
     const { plan } = planned;
     const location = judgedLocation(input, request.path);

@@ -15,15 +15,17 @@ import { imageTypeFromExtension, isBinaryExtension, sniffImageType } from './fil
 import type { ImageMediaType } from './file/file-kinds.js';
 import { describeError, isNotFound } from './file/fs-errors.js';
 import { fileNotFoundMessage } from './file/missing-file.js';
-import { readLineWindow } from './file/line-window.js';
 import { formatNumberedLines } from './file/numbered-lines.js';
 import { BINARY_SNIFF_BYTES, looksBinary, readHead, readTextFile, toLf } from './file/text-file.js';
 import { filePermissionRequest } from './file/file-permission.js';
 import { inSandboxTerms, readProblem, sandboxName, toolPath } from './file/sandbox-reach.js';
 import { isNotebookPath } from './notebook/notebook-file.js';
-import { checkNotebookRead, readNotebookForModel } from './notebook/notebook-read.js';
 import { renderNotebook } from './notebook/notebook-view.js';
 import type { NotebookReadOutput } from './notebook/notebook-view.js';
+
+// A notebook's reading and a window of lines load with the first call that needs them, not at
+// start-up (docs/ARCHITECTURE.md, "Start-up").
+const loadNotebookRead = () => import('./notebook/notebook-read.js');
 
 export const MAX_LINES_PER_READ = 2000;
 export const MAX_LINE_LENGTH = 2000;
@@ -123,7 +125,9 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
           )
         : { result: true };
     }
-    const notebookCheck = isNotebookPath(path) ? await checkNotebookRead(path) : undefined;
+    const notebookCheck = isNotebookPath(path)
+      ? await (await loadNotebookRead()).checkNotebookRead(path)
+      : undefined;
     if (notebookCheck) return notebookCheck;
     if (isBinaryExtension(path) || looksBinary(await readHead(path, BINARY_SNIFF_BYTES))) {
       return fail(
@@ -157,7 +161,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
       return { data };
     }
     const notebook = isNotebookPath(path)
-      ? await readNotebookForModel(path, context.fileState)
+      ? await (await loadNotebookRead()).readNotebookForModel(path, context.fileState)
       : undefined;
     if (notebook) return { data: notebook };
     const startLine = Math.max(input.offset ?? 1, 1);
@@ -212,7 +216,9 @@ async function readWindow(
   const info = await stat(path);
   const endOf = (lines: string[]) => startLine + lines.length - 1;
   if (info.size > MAX_WHOLE_FILE_BYTES) {
-    const { lines, totalLines, cut } = await readLineWindow(path, startLine, limit, {
+    const { lines, totalLines, cut } = await (
+      await import('./file/line-window.js')
+    ).readLineWindow(path, startLine, limit, {
       maxLineLength: MAX_LINE_LENGTH,
       signal: context.signal,
     });

@@ -17,12 +17,9 @@ import { defineTool } from '../tool.js';
 import type { Tool, ToolCallGenerator, ToolContext, ValidationResult } from '../tool.js';
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorMessage } from '../../util/errors.js';
-import { fetchPage } from './web/fetch-page.js';
 import type { CrossOriginRedirect } from './web/fetch-page.js';
-import { pageQuery, unansweredText } from './web/page-answer.js';
 import { PageCache } from './web/page-cache.js';
 import type { CachedPage } from './web/page-cache.js';
-import { pageText } from './web/page-text.js';
 import { checkFetchUrl, domainRuleContent } from './web/web-url.js';
 
 export const MAX_PAGE_BYTES = 10 * 1024 * 1024;
@@ -101,6 +98,12 @@ async function* fetchAndAnswer(
   const started = performance.now();
   const check = checkFetchUrl(input.url);
   if (!check.ok) throw new Error(check.message);
+  // The fetch, the page's conversion and the answer load with the first call, not at start-up.
+  const [{ fetchPage }, { pageText }, { pageQuery, unansweredText }] = await Promise.all([
+    import('./web/fetch-page.js'),
+    import('./web/page-text.js'),
+    import('./web/page-answer.js'),
+  ]);
   const url = check.url;
   const done = (page: Omit<WebFetchOutput, 'durationMs'>) => ({
     data: { ...page, durationMs: Math.round(performance.now() - started) },

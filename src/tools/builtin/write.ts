@@ -12,13 +12,15 @@ import { defineTool } from '../tool.js';
 import type { ValidationResult } from '../tool.js';
 import { describeError, errorCode } from './file/fs-errors.js';
 import { fullReadProblem } from './file/read-guard.js';
-import { structuredPatch } from './file/structured-patch.js';
 import type { PatchHunk } from './file/structured-patch.js';
 import { readTextFile, writeTextFile } from './file/text-file.js';
 import type { TextFile } from './file/text-file.js';
 import { editPermissionRequest, judgedLocation } from './file/file-permission.js';
 import { linkProblem } from './file/links.js';
 import { writeProblem, toolPath } from './file/sandbox-reach.js';
+
+// The diff library loads with the first change, not at start-up (docs/ARCHITECTURE.md, "Start-up").
+const loadPatch = () => import('./file/structured-patch.js');
 
 const inputSchema = z.object({
   file_path: z
@@ -85,7 +87,9 @@ export const writeTool = defineTool({
       type: original ? 'update' : 'create',
       filePath: path,
       content: input.content,
-      structuredPatch: original ? structuredPatch(original.text, input.content) : [],
+      structuredPatch: original
+        ? (await loadPatch()).structuredPatch(original.text, input.content)
+        : [],
       originalFile: original ? original.text : null,
       userModified: false,
     };
