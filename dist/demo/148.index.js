@@ -1,0 +1,1 @@
+export * from '../148.index.js';

@@ -1,0 +1,1 @@
+export * from '../149.index.js';

@@ -1,0 +1,1 @@
+export * from '../193.index.js';

@@ -1,0 +1,1 @@
+export * from '../273.index.js';

@@ -1,0 +1,1 @@
+export * from '../286.index.js';

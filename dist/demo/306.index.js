@@ -1,0 +1,1 @@
+export * from '../306.index.js';

@@ -1,0 +1,1 @@
+export * from '../359.index.js';

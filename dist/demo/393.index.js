@@ -1,0 +1,1 @@
+export * from '../393.index.js';

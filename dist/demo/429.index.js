@@ -1,0 +1,1 @@
+export * from '../429.index.js';

@@ -1,0 +1,1 @@
+export * from '../443.index.js';

@@ -1,0 +1,1 @@
+export * from '../460.index.js';

@@ -1,0 +1,1 @@
+export * from '../470.index.js';

@@ -1,0 +1,1 @@
+export * from '../545.index.js';

@@ -1,0 +1,1 @@
+export * from '../565.index.js';

@@ -1,0 +1,1 @@
+export * from '../62.index.js';

@@ -1,0 +1,1 @@
+export * from '../69.index.js';

@@ -1,0 +1,1 @@
+export * from '../723.index.js';

@@ -1,0 +1,1 @@
+export * from '../80.index.js';

@@ -1,0 +1,1 @@
+export * from '../937.index.js';

@@ -1,0 +1,1 @@
+export * from '../980.index.js';

@@ -1,0 +1,1 @@
+export * from '../993.index.js';
