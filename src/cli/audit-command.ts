@@ -173,6 +173,10 @@ function render(format: AuditFormat, report: AuditReport): string {
       const patch = report.source.files.get('changes.patch');
       return renderAuditHtml({
         run: explanation!.run,
+        verification: {
+          verdict: result.verdict,
+          ...(result.checkedAgainst && { checkedAgainst: result.checkedAgainst }),
+        },
         title: `ci-agent audit of ${report.source.origin}`,
         ...(patch && { patch: new TextDecoder().decode(patch) }),
         ...(judgement && { judgement }),
