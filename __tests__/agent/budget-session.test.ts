@@ -4,9 +4,7 @@
  * usage it sent (RecordedRequest.usage), not the meter's.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, RunResult } from '../../src/agent/events.js';
 import { runAgent } from '../../src/agent/loop.js';
-import { runSession } from '../../src/agent/session.js';
 import type { SessionOptions } from '../../src/agent/session.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/compaction.js';
 import { ReportCollector } from '../../src/github/report.js';
@@ -23,6 +21,13 @@ import type {
 } from '../../testkit/replay-server.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
 import { makePipeline } from '../helpers/pipeline-harness.js';
+import {
+  SESSION_MODEL,
+  runTestSession,
+  startSessionServer,
+  usage,
+} from '../helpers/session-harness.js';
+import type { SessionRun } from '../helpers/session-harness.js';
 import { controlledTool, makeCallLog } from '../helpers/test-tools.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
@@ -36,13 +41,7 @@ afterEach(async () => {
   workspace = undefined;
 });
 
-const MODEL = 'claude-sonnet-5-5'; // $2 in, $10 out, $2.50 cache write per MTok
-const usage = (input: number, output: number) => ({
-  input_tokens: input,
-  output_tokens: output,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-});
+const MODEL = SESSION_MODEL;
 
 /** What the server says it reported for every request, priced. */
 function serverSpend(requests: readonly RecordedRequest[]): number {
@@ -70,27 +69,12 @@ const isMain = (request: RecordedRequest) =>
 async function session(
   turns: ReplayScriptEntry[],
   options: Partial<SessionOptions>,
-): Promise<{ result: RunResult; events: AgentEvent[]; collector: ReportCollector }> {
+): Promise<SessionRun & { collector: ReportCollector }> {
   workspace ??= makeWorkspace('ci-agent-budget-');
-  server = await startReplayServer({ apiKey: 'sk-test', turns });
-  const events: AgentEvent[] = [];
+  server = await startSessionServer(turns);
   const collector = new ReportCollector();
-  const result = await runSession({
-    prompt: 'Do the task.',
-    cwd: workspace.root,
-    model: MODEL,
-    modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
-    permissionMode: 'bypassPermissions',
-    rules: { allow: [], deny: [] },
-    env: process.env,
-    events: (event) => {
-      events.push(event);
-      collector.handle(event);
-    },
-    retry: false,
-    ...options,
-  });
-  return { result, events, collector };
+  const run = await runTestSession(server, workspace, options, (event) => collector.handle(event));
+  return { ...run, collector };
 }
 
 const agentCall = (id: string, subagentType = 'general-purpose', prompt = 'Find the config.') => ({

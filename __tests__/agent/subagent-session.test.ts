@@ -4,21 +4,25 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentEvent, RunResult } from '../../src/agent/events.js';
-import { runSession } from '../../src/agent/session.js';
 import type { SessionOptions } from '../../src/agent/session.js';
 import { StreamJsonMapper } from '../../src/log/stream-json.js';
 import type { StreamJsonLine } from '../../src/log/stream-json.js';
-import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { costUSD } from '../../src/model/pricing.js';
 import type {
   RecordedRequest,
   ReplayScriptEntry,
   ReplayServer,
 } from '../../testkit/replay-server.js';
-import { createPause, startReplayServer } from '../../testkit/replay-server.js';
+import { createPause } from '../../testkit/replay-server.js';
 import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import { parseRule } from '../../src/permissions/rules.js';
+import {
+  SESSION_MODEL,
+  runTestSession,
+  startSessionServer,
+  usage,
+} from '../helpers/session-harness.js';
+import type { SessionRun } from '../helpers/session-harness.js';
 import { deferred } from '../helpers/test-tools.js';
 import { makeWorkspace } from '../helpers/tool-harness.js';
 import type { Workspace } from '../helpers/tool-harness.js';
@@ -32,39 +36,15 @@ afterEach(async () => {
   workspace = undefined;
 });
 
-const MODEL = 'claude-sonnet-5-5';
-const usage = (input: number, output: number) => ({
-  input_tokens: input,
-  output_tokens: output,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-});
-
-interface SessionRun {
-  result: RunResult;
-  events: AgentEvent[];
-}
+const MODEL = SESSION_MODEL;
 
 async function run(
   turns: ReplayScriptEntry[],
   options: Partial<SessionOptions> = {},
 ): Promise<SessionRun> {
   workspace ??= makeWorkspace('ci-agent-subagent-session-');
-  server = await startReplayServer({ apiKey: 'sk-test', turns });
-  const events: AgentEvent[] = [];
-  const result = await runSession({
-    prompt: 'Do the task.',
-    cwd: workspace.root,
-    model: MODEL,
-    modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
-    permissionMode: 'bypassPermissions',
-    rules: { allow: [], deny: [] },
-    env: process.env,
-    events: (event) => events.push(event),
-    retry: false,
-    ...options,
-  });
-  return { result, events };
+  server = await startSessionServer(turns);
+  return runTestSession(server, workspace, options);
 }
 
 function messagesOf(request: RecordedRequest | undefined): Message[] {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { renderAuditHtml } from '../../src/audit/html.js';
 import { readAuditRun } from '../../src/audit/records.js';
+import { verifyLogText } from '../../src/audit/verify.js';
 import { startArtifactService } from '../../testkit/github-server/index.js';
 import type { ReplayServer } from '../../testkit/replay-server.js';
 import { webhookExample } from '../github/webhook-examples.js';
@@ -119,9 +120,22 @@ describe('the GitHub Action (dist/index.js) with upload-artifact', () => {
       .map((line) => JSON.parse(line) as unknown);
     const title = /<title>(.*)<\/title>/.exec(page)?.[1] ?? '';
     expect(title).toMatch(/^ci-agent run \d+$/);
+    // Its chain verified against the hash the run published, and of this run's session.
+    const logHash = run.outputs['log-hash'] ?? '';
+    const verdict = verifyLogText(files['tool-log.jsonl'] ?? '', {
+      expectedHash: logHash,
+      expectedSessionId: title.replace('ci-agent run ', ''),
+    });
+    expect(verdict.status).toBe('verified');
     expect(page).toBe(
-      renderAuditHtml({ run: readAuditRun(lines), patch: files['changes.patch'] ?? '', title }),
+      renderAuditHtml({
+        run: readAuditRun(lines),
+        verification: { verdict, checkedAgainst: { hash: logHash, from: 'log-hash' } },
+        patch: files['changes.patch'] ?? '',
+        title,
+      }),
     );
+    expect(page).toContain('<strong id="chain-status">Tool log chain: Verified</strong>');
     expect(page.match(/<li id="call-\d+"/g)).toHaveLength(2);
     expect(page).toContain('Content-Security-Policy');
     expect(page).toContain('+export const first = (values) =&gt; values[0];');

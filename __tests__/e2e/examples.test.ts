@@ -18,13 +18,15 @@
  * 5. examples/ci-agent.yml is .github/ci-agent.yml of a repository whose `npm test` fails, and the
  *    replayed session reads the code, edits it and runs `npm test`, all in the sandbox.
  *
- * The audit example's shell step then reads the artifacts those runs uploaded, and an empty
- * folder, as bash runs it on the runner.
+ * The audit example's audit step (the action's audit mode) then verifies an artifact those runs
+ * uploaded, and a tampered copy, served by the loopback GitHub by run id; its shell steps run as
+ * bash runs them on the runner.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
+import { strToU8, zipSync } from 'fflate';
 import { parse } from 'yaml';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startArtifactService } from '../../testkit/github-server/index.js';
@@ -35,6 +37,7 @@ import {
   API_KEY,
   FULL_NAME,
   OWNER,
+  RUN_ID,
   TOKEN,
   reportComments,
   runBuiltAction,
@@ -51,7 +54,7 @@ import {
   permissionsOf,
   readWorkflow,
 } from '../helpers/workflow-file.js';
-import type { ExpressionContext, Workflow } from '../helpers/workflow-file.js';
+import type { ExpressionContext, Workflow, WorkflowStep } from '../helpers/workflow-file.js';
 import {
   BROKEN,
   CHECK,
@@ -446,7 +449,20 @@ describe('examples/audit-artifact.yml', () => {
   const workflow = readWorkflow(join(EXAMPLES, 'audit-artifact.yml'));
   const job = workflow.jobs.audit!;
   const download = job.steps.find((step) => step.uses?.startsWith('actions/download-artifact@'))!;
-  const audit = job.steps.find((step) => step.run !== undefined)!;
+  const nothing = job.steps.find((step) => step.name === 'Nothing to audit')!;
+  const result = job.steps.find((step) => step.name === "The audit's result")!;
+  const { step: audit } = agentStep(workflow);
+
+  /** What the expressions see: the finished run, and what the job's steps did so far. */
+  const contextOf = (
+    conclusion: string,
+    steps: Record<string, unknown> = {},
+    id: number = Number(RUN_ID),
+  ): ExpressionContext => ({
+    github: { event: { workflow_run: { conclusion, id } }, token: TOKEN },
+    steps,
+    env: {},
+  });
 
   it('follows every example workflow that uses ci-agent, by its name', () => {
     const names = readdirSync(EXAMPLES)
@@ -458,71 +474,117 @@ describe('examples/audit-artifact.yml', () => {
     expect(permissionsOf(workflow, job)).toEqual({ actions: 'read' });
   });
 
-  it('downloads into the folder the audit reads, and a missing artifact does not fail the job', () => {
-    expect(download.with).toMatchObject({ name: 'ci-agent-log', path: 'ci-agent-log' });
-    expect(download['continue-on-error']).toBe(true);
-    expect(audit.shell).toBe('bash');
-    expect(audit['working-directory']).toBeUndefined();
-  });
-
   it('skips a run whose job was skipped, and audits one that failed', () => {
-    const run = (conclusion: string) => ({
-      github: { event: { workflow_run: { conclusion, id: 1 } }, token: TOKEN },
-    });
-    evaluateAll(workflow, run('failure'));
-    expect(evaluateCondition(job.if!, run('skipped'))).toBe(false);
-    expect(evaluateCondition(job.if!, run('failure'))).toBe(true);
-    expect(evaluateCondition(job.if!, run('success'))).toBe(true);
+    evaluateAll(workflow, contextOf('failure', { download: { outcome: 'success' } }));
+    expect(evaluateCondition(job.if!, contextOf('skipped'))).toBe(false);
+    expect(evaluateCondition(job.if!, contextOf('failure'))).toBe(true);
+    expect(evaluateCondition(job.if!, contextOf('success'))).toBe(true);
   });
 
-  /** The audit step as the runner runs `shell: bash`, in a workspace holding `files`. */
-  async function runAudit(files: Record<string, string> | undefined) {
+  it("audits with the action's audit mode only when the run left an artifact", () => {
+    expect(download.with).toMatchObject({ name: 'ci-agent-log' });
+    expect(download['continue-on-error']).toBe(true);
+    const found = contextOf('failure', { download: { outcome: 'success' } });
+    const none = contextOf('failure', { download: { outcome: 'failure' } });
+    expect(evaluateCondition(audit.if!, found)).toBe(true);
+    expect(evaluateCondition(nothing.if!, found)).toBe(false);
+    expect(evaluateCondition(audit.if!, none)).toBe(false);
+    expect(evaluateCondition(nothing.if!, none)).toBe(true);
+    // The artifact audited is the one the download looked for, of the run that finished.
+    const inputs = stepInputs(workflow, contextOf('failure', {}, 4242));
+    expect(inputs['AUDIT-RUN-ID']).toBe('4242');
+    expect(inputs['ARTIFACT-NAME']).toBe(download.with!.name);
+  });
+
+  /** A shell step as the runner runs `shell: bash`, in an empty workspace. */
+  async function runShellStep(step: WorkflowStep, context: ExpressionContext) {
     const workspace = mkdtempSync(join(tmpdir(), 'ci-agent-audit-'));
     onTestFinished(() => rmSync(workspace, { recursive: true, force: true }));
-    for (const [name, text] of Object.entries(files ?? {})) {
-      const path = join(workspace, download.with!.path as string, name);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, text);
-    }
-    const context = {
-      github: { event: { workflow_run: { conclusion: 'failure', id: 4242 } }, token: TOKEN },
-    };
+    expect(step.shell).toBe('bash');
     const script = join(workspace, '..', `${workspace.split('/').pop()}.sh`);
-    writeFileSync(script, interpolate(audit.run!, context));
+    writeFileSync(script, interpolate(step.run!, context));
     onTestFinished(() => rmSync(script, { force: true }));
     return execa('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
       cwd: workspace,
-      env: interpolateAll(audit.env, context),
+      env: interpolateAll(step.env, context),
       reject: false,
     });
   }
 
   it('passes, saying there is nothing to audit, when no artifact was downloaded', async () => {
-    const result = await runAudit(undefined);
-    expect(result.exitCode, result.stderr).toBe(0);
-    expect(result.stdout).toBe('No ci-agent-log artifact on run 4242: nothing to audit.');
+    const shown = await runShellStep(nothing, contextOf('failure', {}, 4242));
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe('No ci-agent-log artifact on run 4242: nothing to audit.');
   });
 
-  it('prints the result of a green run and the denials of a denied one, from their artifacts', async () => {
+  /** The built action run as the audit step is written, on a GitHub holding `files` as the run's artifact. */
+  async function auditStep(files: Record<string, string>) {
+    const harness = await startActionHarness({
+      files: { 'README.md': 'audits\n' },
+      tokenPermissions: permissionsOf(workflow, job),
+      seed: {
+        runs: [{ repo: FULL_NAME, id: Number(RUN_ID), event: 'issues', conclusion: 'success' }],
+      },
+    });
+    harness.github.addArtifact({
+      repo: FULL_NAME,
+      runId: Number(RUN_ID),
+      name: download.with!.name as string,
+      zip: zipSync(
+        Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)])),
+      ),
+    });
+    const context = contextOf('failure', { download: { outcome: 'success' } });
+    const model = await startModel({ turns: [] });
+    const run = await runBuiltAction(harness, model, {
+      payload: { inputs: {} },
+      eventName: 'workflow_run',
+      inputs: stepInputs(workflow, context),
+      onlyTheseInputs: true,
+    });
+    expect(harness.github.violations()).toEqual([]);
+    return run;
+  }
+
+  it("verifies a green run's uploaded artifact, and the result step prints it", async () => {
     const green = uploaded.find((entry) => entry.example === 'issue-label.yml' && entry.policy);
+    expect(green, 'the example runs above uploaded their artifacts').toBeTruthy();
+    const run = await auditStep(green!.files);
+    expect(run.code, run.stdout).toBe(0);
+    expect(run.outputs['audit-result']).toBe('verified');
+    expect(run.outputs['log-hash']).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(run.summary).toContain('ci-agent audit: verified');
+
+    const context = contextOf('success', {
+      download: { outcome: 'success' },
+      audit: { outcome: 'success', outputs: run.outputs },
+    });
+    expect(evaluateCondition(result.if!, context)).toBe(true);
+    const shown = await runShellStep(result, context);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toBe(
+      `Run ${RUN_ID}'s tool log: verified (final hash ${run.outputs['log-hash']})`,
+    );
+  });
+
+  it('fails the job, naming the line, when the artifact was tampered with', async () => {
     const denied = uploaded.find((entry) => entry.example === 'issue-label.yml' && !entry.policy);
-    expect(green && denied, 'the example runs above uploaded their artifacts').toBeTruthy();
-
-    const passed = await runAudit(green!.files);
-    expect(passed.exitCode, passed.stderr).toBe(0);
-    const results = passed.stdout
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(results).toEqual([expect.objectContaining({ subtype: 'success', num_turns: 4 })]);
-
-    const refused = await runAudit(denied!.files);
-    expect(refused.exitCode, refused.stderr).toBe(0);
-    const lines = refused.stdout
-      .split('\n')
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(
-      lines.filter((line) => line.tool_name !== undefined).map((line) => line.tool_name),
-    ).toEqual(['Edit', 'Bash']);
-    expect(lines.at(-1)).toMatchObject({ subtype: 'success' });
+    expect(denied, 'the example runs above uploaded their artifacts').toBeTruthy();
+    // The denial of the Edit turned into an allow, to hide it.
+    const lines = denied!.files['tool-log.jsonl']!.split('\n');
+    const index = lines.findIndex((line) => line.includes('"behavior":"deny"'));
+    lines[index] = lines[index]!.replace('"behavior":"deny"', '"behavior":"allow"');
+    const run = await auditStep({ ...denied!.files, 'tool-log.jsonl': lines.join('\n') });
+    expect(run.code).not.toBe(0);
+    expect(run.outputs['audit-result']).toBe('failed');
+    expect(run.stdout).toContain(
+      `::error::ci-agent audit: tool-log.jsonl: line ${index + 1} was edited`,
+    );
+    // The result step does not run after a failed audit step: the job is red.
+    const context = contextOf('success', {
+      download: { outcome: 'success' },
+      audit: { outcome: 'failure', outputs: run.outputs },
+    });
+    expect(evaluateCondition(result.if!, context)).toBe(false);
   });
 });

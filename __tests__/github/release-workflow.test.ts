@@ -289,7 +289,11 @@ describe('how users reference the action', () => {
     expect(manifest.repository.url).toBe('git+https://github.com/ci-agent/ci-agent.git');
   });
 
-  it.each(['examples/issue-label.yml', 'examples/failing-tests.yml'])('in %s', (path) => {
+  it.each([
+    'examples/issue-label.yml',
+    'examples/failing-tests.yml',
+    'examples/audit-artifact.yml',
+  ])('in %s', (path) => {
     const uses = [...readFileSync(`${ROOT}${path}`, 'utf8').matchAll(/uses: (\S*ci-agent\S*)/g)];
     expect(uses.map((match) => match[1])).toEqual([reference]);
   });

@@ -37,6 +37,21 @@ async function serve(options: ReplayServerOptions): Promise<ModelClient> {
   return createAnthropicClient({ apiKey: 'k', baseURL: server.url });
 }
 
+/** A server whose first answer stops mid-stream until `pause` is released: a request in flight. */
+async function serveFirstInFlight(first: string, ...later: string[]) {
+  const pause = createPause();
+  const inner = await serve({
+    turns: [
+      {
+        content: [{ type: 'text', text: first }],
+        pauseAfter: { event: 'content_block_delta', handle: pause },
+      },
+      ...later.map((text) => [{ type: 'text' as const, text }]),
+    ],
+  });
+  return { inner, pause };
+}
+
 const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   model: MODEL,
   system: 'you are a test',
@@ -132,48 +147,51 @@ describe('SpendMeter', () => {
   });
 
   describe('with a budget', () => {
-    it('lowers max_tokens to what is left, and says the answer was cut for it', async () => {
+    it.each([
+      { limitUsd: 0.05, capped: true, what: 'lowers max_tokens to what is left, and says so' },
+      { limitUsd: 5, capped: false, what: 'leaves max_tokens alone when the budget covers it' },
+    ])('$what', async ({ limitUsd, capped }) => {
       const inner = await serve({ turns: [[{ type: 'text', text: 'hi' }]] });
-      const meter = new SpendMeter({ limitUsd: 0.05 });
+      const meter = new SpendMeter({ limitUsd });
       const events = await drain(meter.client(inner, { role: 'turn' }));
       const maxTokens = sentMaxTokens(0);
+      const start = events.find((event) => event.type === 'message-start');
+      expect(start?.type === 'message-start' && meter.wasCapped(start.messageId)).toBe(capped);
+      if (!capped) {
+        expect(maxTokens).toBe(32_000);
+        return;
+      }
       expect(maxTokens).toBeLessThan(32_000);
       expect(maxTokens).toBeGreaterThanOrEqual(MIN_OUTPUT_TOKENS);
       // Its whole answer at the output price, and its input, fit in the budget.
-      expect(maxTokens * 10e-6).toBeLessThan(0.05);
-      const start = events.find((event) => event.type === 'message-start');
-      expect(start?.type === 'message-start' && meter.wasCapped(start.messageId)).toBe(true);
+      expect(maxTokens * 10e-6).toBeLessThan(limitUsd);
     });
 
-    it('leaves max_tokens alone when the budget covers it', async () => {
-      const inner = await serve({ turns: [[{ type: 'text', text: 'hi' }]] });
-      const meter = new SpendMeter({ limitUsd: 5 });
-      await drain(meter.client(inner, { role: 'turn' }));
-      expect(sentMaxTokens(0)).toBe(32_000);
-    });
-
-    it('refuses a request the budget left cannot cover, and sends nothing', async () => {
+    it.each([
+      {
+        what: 'refuses a request the budget left cannot cover, and sends nothing',
+        limitUsd: 0.005,
+        spentInput: 0,
+        part: { role: 'compaction' as const, agent: { type: 'Explore', id: 'a1' } },
+        said: /^Reached the budget: \$0\.0000 spent, the limit is \$0\.005; the next request \(compaction of subagent Explore a1's conversation\) was not sent/,
+      },
+      {
+        what: 'refuses once what was spent leaves too little, though the request alone would fit',
+        limitUsd: 1,
+        spentInput: 495_000, // $0.99
+        part: { role: 'turn' as const },
+        said: /^Reached the budget: \$0\.9900 spent, the limit is \$1; the next request \(the main agent\) was not sent/,
+      },
+    ])('$what', async ({ limitUsd, spentInput, part, said }) => {
       const inner = await serve({ turns: [[{ type: 'text', text: 'never' }]] });
-      const meter = new SpendMeter({ limitUsd: 0.005 });
-      const sending = drain(
-        meter.client(inner, { role: 'compaction', agent: { type: 'Explore', id: 'a1' } }),
-      );
+      const meter = new SpendMeter({ limitUsd });
+      if (spentInput > 0) meter.add({ role: 'turn' }, MODEL, usage(spentInput, 0));
+      const spent = meter.spentUsd;
+      const sending = drain(meter.client(inner, part));
       await expect(sending).rejects.toThrow(BudgetExceededError);
-      await expect(sending).rejects.toThrow(
-        /^Reached the budget: \$0\.0000 spent, the limit is \$0\.005; the next request \(compaction of subagent Explore a1's conversation\) was not sent/,
-      );
+      await expect(sending).rejects.toThrow(said);
       expect(server?.requests).toHaveLength(0);
-      expect(meter.spentUsd).toBe(0);
-    });
-
-    it('refuses once what was spent leaves too little, though the request alone would fit', async () => {
-      const inner = await serve({ turns: [[{ type: 'text', text: 'never' }]] });
-      const meter = new SpendMeter({ limitUsd: 1 });
-      meter.add({ role: 'turn' }, MODEL, usage(495_000, 0)); // $0.99
-      await expect(drain(meter.client(inner, { role: 'turn' }))).rejects.toThrow(
-        BudgetExceededError,
-      );
-      expect(server?.requests).toHaveLength(0);
+      expect(meter.spentUsd).toBe(spent);
     });
 
     it('reserves every search a request may make', async () => {
@@ -212,16 +230,7 @@ describe('SpendMeter', () => {
     });
 
     it('makes a request wait for one in flight whose reservation it needs, then sends it', async () => {
-      const pause = createPause();
-      const inner = await serve({
-        turns: [
-          {
-            content: [{ type: 'text', text: 'first answer' }],
-            pauseAfter: { event: 'content_block_delta', handle: pause },
-          },
-          [{ type: 'text', text: 'second answer' }],
-        ],
-      });
+      const { inner, pause } = await serveFirstInFlight('first answer', 'second answer');
       // The first reserves $0.32 of answer; what is left would not cover 1,024 tokens more.
       const meter = new SpendMeter({ limitUsd: 0.33 });
       const client = meter.client(inner, { role: 'turn' });
@@ -243,16 +252,7 @@ describe('SpendMeter', () => {
     });
 
     it('says it is waiting, so that a stall watchdog above does not take the wait for a stall', async () => {
-      const pause = createPause();
-      const inner = await serve({
-        turns: [
-          {
-            content: [{ type: 'text', text: 'first answer' }],
-            pauseAfter: { event: 'content_block_delta', handle: pause },
-          },
-          [{ type: 'text', text: 'second answer' }],
-        ],
-      });
+      const { inner, pause } = await serveFirstInFlight('first answer', 'second answer');
       const meter = new SpendMeter({ limitUsd: 0.33, waitNoticeMs: 40 });
       const retries: string[] = [];
       const watched = withRetries(meter.client(inner, { role: 'turn' }), {
@@ -275,15 +275,7 @@ describe('SpendMeter', () => {
     });
 
     it('stops waiting when the request is aborted', async () => {
-      const pause = createPause();
-      const inner = await serve({
-        turns: [
-          {
-            content: [{ type: 'text', text: 'first' }],
-            pauseAfter: { event: 'content_block_delta', handle: pause },
-          },
-        ],
-      });
+      const { inner, pause } = await serveFirstInFlight('first');
       const meter = new SpendMeter({ limitUsd: 0.33 });
       const client = meter.client(inner, { role: 'turn' });
       const first = drain(client);

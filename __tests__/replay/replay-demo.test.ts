@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -110,6 +111,8 @@ describe('ci-agent replay of the demo run', () => {
     expect(stdout).toMatch(/ {2}sandbox: bubblewrap .* \(as recorded\)/);
     expect(stdout).toContain('5 of 5 recorded model turns replayed, 5 tool calls recorded');
     expect(stdout).toContain('policy: as recorded');
+    // Verified first, against the hash its report.md published.
+    expect(stdout).toMatch(/\n {2}tool log: verified \(final hash sha256:[0-9a-f]{64}\)\n/);
     expect(code).toBe(0);
   });
 
@@ -299,6 +302,75 @@ describe('ci-agent replay of the demo run', () => {
     });
   });
 
+  describe('when the tool log fails verification', () => {
+    const PLANTED = 'for (let i = 0; i < values.length; i++) /* planted by an edited log */';
+
+    /** The demo's artifact folder, copied, its recorded Edit made to write PLANTED. */
+    function editedArtifact(): { dir: string; line: number } {
+      const dir = join(temp('ci-agent-replay-edited-'), 'artifact');
+      cpSync(demo.artifactsDir, dir, { recursive: true });
+      const lines = readFileSync(join(dir, 'tool-log.jsonl'), 'utf8').split('\n');
+      const index = lines.findIndex(
+        (line) => line.startsWith('{"type":"assistant"') && line.includes('"toolu_demo_04"'),
+      );
+      const recorded = '"new_string":"for (let i = 0; i < values.length; i++)"';
+      expect(lines[index]).toContain(recorded);
+      lines[index] = lines[index]!.replace(recorded, `"new_string":${JSON.stringify(PLANTED)}`);
+      writeFileSync(join(dir, 'tool-log.jsonl'), lines.join('\n'));
+      return { dir, line: index + 1 };
+    }
+
+    it('refuses it before anything runs, naming the first bad line, and exits 2', async () => {
+      const { dir, line } = editedArtifact();
+      const before = readdirSync(tmpdir()).filter((name) => name.startsWith('ci-agent-replay-'));
+      const { code, stdout, stderr } = await replay(dir, '--repo', demo.repository, '--keep');
+      const log = join(dir, 'tool-log.jsonl');
+      expect(stderr).toBe(
+        `Error: cannot replay: ${log}:${line}: the tool log fails verification (chain-broken): line ${line} was edited: its hash does not follow from its content and line ${line - 1}; a log that fails \`ci-agent audit\` is not replayed (--no-verify replays it anyway)\n`,
+      );
+      expect(stdout).toContain(`  tool log: FAILS verification at line ${line} (chain-broken)\n`);
+      expect(stdout).toContain('0 of 0 recorded model turns replayed');
+      expect(code).toBe(2);
+      // Nothing was checked out (even with --keep), so none of the recorded calls ran.
+      const after = readdirSync(tmpdir()).filter((name) => name.startsWith('ci-agent-replay-'));
+      expect(after.filter((name) => !before.includes(name))).toEqual([]);
+    });
+
+    it('replays it with --no-verify, saying it failed: the edited call runs', async () => {
+      const { dir, line } = editedArtifact();
+      const { code, report, stdout } = await replayJson(
+        dir,
+        '--repo',
+        demo.repository,
+        '--keep',
+        '--no-verify',
+      );
+      expect(report.verification).toEqual({
+        status: 'failed',
+        failure: {
+          code: 'chain-broken',
+          line,
+          message: `line ${line} was edited: its hash does not follow from its content and line ${line - 1}`,
+        },
+        enforced: false,
+      });
+      expect(report.status).not.toBe('cannot-replay');
+      expect(stdout).not.toContain('cannot replay');
+      expect(code).not.toBe(2);
+      const kept = report.kept!;
+      temps.push(kept);
+      const stats = readdirSync(kept, { recursive: true, encoding: 'utf8' }).find((name) =>
+        name.endsWith('src/stats.js'),
+      );
+      expect(readFileSync(join(kept, stats!), 'utf8')).toContain(PLANTED);
+
+      const text = await replay(editedArtifact().dir, '--repo', demo.repository, '--no-verify');
+      expect(text.stdout).toContain(
+        `  tool log: FAILS verification at line ${line} (chain-broken), replayed anyway (--no-verify)\n`,
+      );
+    });
+  });
+
   describe('when it cannot replay', () => {
     function cutLog(keep: (lines: string[]) => string[]): string {
       const lines = readFileSync(toolLog(), 'utf8').split('\n').filter(Boolean);
@@ -329,12 +401,13 @@ describe('ci-agent replay of the demo run', () => {
     });
 
     it('stops when the run asks for a turn the log does not have', async () => {
-      // The last assistant message gone: the run asks a fifth time, which nothing recorded.
+      // The last assistant message gone: the run asks a fifth time, which nothing recorded. The
+      // chain no longer holds, so only --no-verify gets this far.
       const log = cutLog((lines) => {
         const last = lines.findLastIndex((line) => line.startsWith('{"type":"assistant"'));
         return lines.filter((_, index) => index !== last);
       });
-      const { code, report } = await replayJson(log, '--repo', demo.repository);
+      const { code, report } = await replayJson(log, '--repo', demo.repository, '--no-verify');
       expect(report.status).toBe('cannot-replay');
       expect(report.error).toBe('the run asked for model turn 5, but the log records 4');
       expect(report.turns).toEqual({ recorded: 4, replayed: 4 });

@@ -69,6 +69,8 @@ export interface AuditCall {
   result?: AuditResult;
   /** The assistant line that made the call (1-based). */
   line: number;
+  /** The last line that says something of it (its decision, a hook, its result, its end). */
+  lastLine: number;
 }
 
 export interface AuditSubagent {

@@ -5,6 +5,7 @@
  */
 import type { AuditResult } from './audit.js';
 
+/** What each exit code of `ci-agent audit` says, on its last line (`resultLine`). */
 const VERDICT_WORDS = {
   0: 'verified, nothing to report',
   1: 'verified, with findings',
@@ -28,11 +29,13 @@ export function renderAuditText(result: AuditResult): string {
     const where = finding.line === undefined ? '' : ` line ${finding.line}`;
     lines.push(`${finding.severity} ${finding.code}${where}: ${finding.message}`);
   }
-  lines.push(
-    `${result.findings.length > 0 ? '\n' : ''}Result: ${VERDICT_WORDS[result.exitCode]} (exit ${result.exitCode})`,
-    '',
-  );
+  lines.push(`${result.findings.length > 0 ? '\n' : ''}${resultLine(result.exitCode)}`, '');
   return lines.join('\n');
+}
+
+/** The audit's last line: the verdict in words and the exit code it makes. */
+export function resultLine(exitCode: 0 | 1 | 2): string {
+  return `Result: ${VERDICT_WORDS[exitCode]} (exit ${exitCode})`;
 }
 
 function chainWords(result: AuditResult): string {

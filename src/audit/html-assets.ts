@@ -11,6 +11,11 @@ body { margin: 0 auto; max-width: 1100px; padding: 16px 24px 48px; }
 h1 { font-size: 20px; margin: 8px 0; } h2 { font-size: 16px; margin: 24px 0 8px; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12.5px; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: 8px; border-radius: 6px; margin: 4px 0; }
+.chain { padding: 10px 12px; border-radius: 6px; margin: 8px 0; border: 2px solid; }
+.chain.verified { background: #dafbe1; border-color: #1a7f37; }
+.chain.incomplete { background: #fff8c5; border-color: #9a6700; }
+.chain.failed, .chain.none { background: #ffebe9; border-color: #cf222e; }
+.badge.unverified { background: #ffebe9; color: #82071e; border: 1px solid #cf222e; }
 .outcome { padding: 8px 12px; border-radius: 6px; background: #dafbe1; }
 .outcome.error { background: #ffebe9; }
 .setting { color: #59636e; margin: 4px 0 0; }

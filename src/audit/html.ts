@@ -2,11 +2,14 @@
  * `ci-agent audit --format html`, and the action's `audit.html` beside the tool log: one
  * self-contained page a reviewer opens.
  *
- *   1. the run's outcome and setting, the findings (explain.ts; judge.ts's when given)
- *   2. the calls on a timeline, one entry per call, coloured by decision
- *   3. filters by tool and by decision (the page's one script, html-assets.ts)
- *   4. each call's detail: input, decision, rules and their files, hooks, result
- *   5. the final diff (the artifact's patch)
+ *   1. the chain's verdict (verify.ts): verified, incomplete, failed at line N and how, or no
+ *      chain at all — first, since it says how far the rest can be trusted
+ *   2. the run's outcome and setting, the findings (explain.ts; judge.ts's when given)
+ *   3. the calls on a timeline, one entry per call, coloured by decision
+ *   4. filters by tool and by decision (the page's one script, html-assets.ts)
+ *   5. each call's detail: input, decision, rules and their files, hooks, result; a call with a
+ *      line at or after a chain's first bad line is marked unverified
+ *   6. the final diff (the artifact's patch)
  *
  * Everything from the log is untrusted: each text goes through `escapeHtml` (and `neutralise`
  * for control characters) and lands only in element text or quoted attribute values. The page's
@@ -17,9 +20,19 @@ import { explainRun, inputSummary, neutralise } from './explain.js';
 import { PAGE_CSP, PAGE_CSS, PAGE_SCRIPT } from './html-assets.js';
 import type { Judgement } from './judge.js';
 import type { AuditCall, AuditHook, AuditRun } from './records.js';
+import type { ChainVerdict } from './verify.js';
+
+/** What the page says of the log's chain: the verdict, and the published hash it was held to. */
+export interface PageVerification {
+  verdict: ChainVerdict;
+  /** The final hash the log was checked against, and where it came from; absent: none known. */
+  checkedAgainst?: { hash: string; from: 'expect-hash' | 'report' | 'log-hash' };
+}
 
 export interface AuditPageInput {
   run: AuditRun;
+  /** The log's chain verified (verify.ts): the page shows the verdict above everything. */
+  verification: PageVerification;
   /** The run's final diff (the artifact's `changes.patch`); absent: no diff section content. */
   patch?: string;
   /** `audit judge`'s result, shown with the findings and on each call. */
@@ -59,14 +72,49 @@ export function renderAuditHtml(input: AuditPageInput): string {
 <style>${PAGE_CSS}</style>
 </head><body>
 <h1>${show(title)}</h1>
+${chainSection(input.verification)}
 ${outcomeSection(run)}
 ${findingsSection(findings)}
 ${timelineSection(run)}
-${callsSection(run, input.judgement)}
+${callsSection(run, input.judgement, input.verification.verdict.failure?.line)}
 ${diffSection(input.patch)}
 <script>${PAGE_SCRIPT}</script>
 </body></html>
 `;
+}
+
+const CHECKED_FROM = {
+  'expect-hash': 'the hash given with --expect-hash',
+  report: "the hash the run's report.md published",
+  'log-hash': "the run's published log-hash",
+} as const;
+
+/** The chain's verdict, in the words a reviewer acts on; `data-status` for a program. */
+function chainSection({ verdict, checkedAgainst }: PageVerification): string {
+  const failure = verdict.failure;
+  const status =
+    failure?.code === 'not-chained' && verdict.records.length === 0
+      ? 'none'
+      : failure
+        ? 'failed'
+        : verdict.status;
+  const lines = verdict.records.length;
+  const against = checkedAgainst
+    ? `, and it is ${CHECKED_FROM[checkedAgainst.from]} (${checkedAgainst.hash})`
+    : "; no published hash was given to check it against, so the chain proves the lines unchanged relative to each other, not that they are the run's";
+  const words = {
+    none: `No hash chain: ${failure?.message ?? ''}. Nothing proves that these lines are the run's or that they are unchanged.`,
+    failed: `FAILED verification at line ${failure?.line ?? 0} (${failure?.kind ?? ''}): ${failure?.message ?? ''}. The ${lines} line(s) before it verify; what the page shows from line ${failure?.line ?? 0} on is not proven.`,
+    incomplete: `Verified up to line ${verdict.records.at(-1)?.line ?? 0}, incomplete: ${verdict.partialLine === undefined ? 'the log has no closing line (the run was killed or is still going)' : `the log ends in part of line ${verdict.partialLine} (the run was killed while writing it)`}; the ${lines} whole line(s) before it verify.`,
+    verified: `Verified: ${lines} line(s), closed; final hash ${verdict.finalHash ?? '-'}${against}.`,
+  }[status];
+  const heading = {
+    none: 'No chain',
+    failed: 'FAILED',
+    incomplete: 'Incomplete',
+    verified: 'Verified',
+  }[status];
+  return `<section id="chain" class="chain ${status}" data-status="${status}"><strong id="chain-status">Tool log chain: ${heading}</strong> <span id="chain-text">${show(words)}</span></section>`;
 }
 
 function outcomeSection(run: AuditRun): string {
@@ -132,15 +180,23 @@ function timelineSection(run: AuditRun): string {
 <ol id="timeline">${entries.join('')}</ol></section>`;
 }
 
-function callsSection(run: AuditRun, judgement: Judgement | undefined): string {
+function callsSection(
+  run: AuditRun,
+  judgement: Judgement | undefined,
+  firstBadLine: number | undefined,
+): string {
   const judged = new Map(judgement?.calls.map((call) => [call.toolUseId, call]));
   const items = run.calls.map((call) => {
     const decision = call.decision?.behavior ?? 'none';
     const again = judged.get(call.toolUseId);
+    const unproven =
+      firstBadLine !== undefined && call.lastLine >= firstBadLine
+        ? `<span class="badge unverified" title="read from lines ${call.line}–${call.lastLine}, not all before the chain's first bad line ${firstBadLine}">unverified</span>`
+        : '';
     const under = call.parentToolUseId
       ? ` <span class="sub">in the subagent of ${show(call.parentToolUseId)}</span>`
       : '';
-    return `<li id="call-${call.index}" ${callAttributes(call)}><details><summary><span class="badge ${decision}">${decision}${call.decision?.askResolved ? ' (asked)' : ''}</span><strong>#${call.index} ${show(call.tool)}</strong> <code>${show(inputSummary(call))}</code>${under}</summary>
+    return `<li id="call-${call.index}" ${callAttributes(call)}><details><summary><span class="badge ${decision}">${decision}${call.decision?.askResolved ? ' (asked)' : ''}</span>${unproven}<strong>#${call.index} ${show(call.tool)}</strong> <code>${show(inputSummary(call))}</code>${under}</summary>
 <div class="detail"><dl>
 <dt>input</dt><dd><pre class="input">${show(JSON.stringify(call.input, null, 2) ?? 'undefined', true)}</pre></dd>
 ${decisionRows(call)}

@@ -128,6 +128,7 @@ class RunReader {
         input: use.input,
         hooks: [],
         line,
+        lastLine: line,
         ...(parentToolUseId && { parentToolUseId }),
       };
       this.calls.set(use.id, call);
@@ -140,6 +141,7 @@ class RunReader {
     const call = this.calls.get(id);
     if (!call)
       this.problem(line, `a ${kind} line for ${JSON.stringify(id)}, a call no assistant line made`);
+    else call.lastLine = Math.max(call.lastLine, line);
     return call;
   }
 

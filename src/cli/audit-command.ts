@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { auditSource, exitCodeOf } from '../audit/audit.js';
 import type { AuditFinding, AuditResult } from '../audit/audit.js';
-import { renderAuditJson, renderAuditText } from '../audit/audit-text.js';
+import { renderAuditJson, renderAuditText, resultLine } from '../audit/audit-text.js';
 import { explainJson, explainRun, renderExplainText } from '../audit/explain.js';
 import type { Explanation } from '../audit/explain.js';
 import type { Finding } from '../audit/findings.js';
@@ -173,6 +173,10 @@ function render(format: AuditFormat, report: AuditReport): string {
       const patch = report.source.files.get('changes.patch');
       return renderAuditHtml({
         run: explanation!.run,
+        verification: {
+          verdict: result.verdict,
+          ...(result.checkedAgainst && { checkedAgainst: result.checkedAgainst }),
+        },
         title: `ci-agent audit of ${report.source.origin}`,
         ...(patch && { patch: new TextDecoder().decode(patch) }),
         ...(judgement && { judgement }),
@@ -182,17 +186,11 @@ function render(format: AuditFormat, report: AuditReport): string {
       const parts = [renderAuditText(result).replace(/\nResult: [^\n]*\n$/, '\n')];
       if (explanation) parts.push(renderExplainText(explanation));
       if (judgement) parts.push(renderJudgeText(judgement));
-      parts.push(`Result: ${RESULT_WORDS[report.exitCode]} (exit ${report.exitCode})\n`);
+      parts.push(`${resultLine(report.exitCode)}\n`);
       return parts.join('\n');
     }
   }
 }
-
-const RESULT_WORDS = {
-  0: 'verified, nothing to report',
-  1: 'verified, with findings',
-  2: 'FAILED verification',
-} as const;
 
 function parseAuditArgs(
   argv: readonly string[],

@@ -13,7 +13,10 @@ import { errorMessage } from '../util/errors.js';
 export const REPLAY_EXIT_CODES: readonly (readonly [number, string])[] = [
   [0, 'no differences: every tool result and decision is as recorded'],
   [1, 'differences (the policy, a decision, a tool result, how the run ended)'],
-  [2, 'cannot replay (bad or truncated log, no commit, no repository, a run that went elsewhere)'],
+  [
+    2,
+    'cannot replay (a log that fails verification, bad or truncated, no commit, no repository, a run that went elsewhere)',
+  ],
 ];
 
 export const REPLAY_FORMATS = ['text', 'json'] as const;
@@ -25,6 +28,7 @@ interface ReplayFlags {
   format: (typeof REPLAY_FORMATS)[number];
   sandbox: boolean;
   keep: boolean;
+  verify: boolean;
 }
 
 function replayProgram(writeOut: (text: string) => void): Command {
@@ -41,6 +45,10 @@ function replayProgram(writeOut: (text: string) => void): Command {
     )
     .option('--no-sandbox', 'no sandbox, even though the recorded run had one')
     .option('--keep', 'keep the checkout and the replayed tool log', false)
+    .option(
+      '--no-verify',
+      "replay a tool log that fails verification (its hash chain, its report's hash, its attestation: as `ci-agent audit`) anyway; refused by default",
+    )
     .addHelpText(
       'after',
       [
@@ -92,6 +100,7 @@ export async function replayMain(
       ...(flags.policy !== undefined && { policy: resolve(io.cwd, flags.policy) }),
       sandbox: flags.sandbox,
       keep: flags.keep,
+      verify: flags.verify,
       env: io.env,
       runCli: (inner) => main({ ...inner, signal: inner.signal ?? io.signal }),
       ...(io.signal && { signal: io.signal }),

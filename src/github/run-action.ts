@@ -772,7 +772,10 @@ async function work(
       );
     // The page of the log and patch as they stand now (masked, redacted after the push scan).
     const { writeAuditPage } = await import('./audit-page.js');
-    const pageProblem = writeAuditPage(paths, `ci-agent run ${event.runId}`);
+    const pageProblem = writeAuditPage(paths, `ci-agent run ${event.runId}`, {
+      ...(logHash && { logHash }),
+      sessionId: `${event.runId}`,
+    });
     if (pageProblem) commands.warning(masker.mask(pageProblem));
     let markdown = await render(artifactFiles(uploads, [paths.report]));
     writeFileSync(paths.report, markdown);

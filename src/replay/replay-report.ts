@@ -4,7 +4,7 @@
  * result cannot move the terminal's cursor or change its colours.
  */
 import type { DecisionSummary, Difference } from './compare-runs.js';
-import type { ReplayReport } from './run-replay.js';
+import type { ReplayReport, ReplayVerification } from './run-replay.js';
 
 export function reportJson(report: ReplayReport): string {
   return `${JSON.stringify(report, null, 2)}\n`;
@@ -16,6 +16,7 @@ export function reportText(report: ReplayReport): string {
     lines.push(
       `  commit ${report.commit} (${report.commitRecorded ? 'as recorded' : 'given with --commit'}), checked out from ${report.repository}`,
     );
+  if (report.verification) lines.push(`  tool log: ${verificationLine(report.verification)}`);
   lines.push(`  policy: ${policyLine(report)}`);
   const { sandbox } = report;
   if (sandbox.replayed !== undefined)
@@ -37,6 +38,15 @@ export function reportText(report: ReplayReport): string {
     lines.push('', 'no differences: every tool result and decision is as recorded');
   }
   return `${lines.map(escapeControls).join('\n')}\n`;
+}
+
+function verificationLine(verification: ReplayVerification): string {
+  const { failure } = verification;
+  if (failure)
+    return `FAILS verification${failure.line === undefined ? '' : ` at line ${failure.line}`} (${failure.code})${verification.enforced ? '' : ', replayed anyway (--no-verify)'}`;
+  return verification.status === 'verified'
+    ? `verified (final hash ${verification.finalHash ?? '-'})`
+    : 'incomplete (whole up to where the run was killed)';
 }
 
 function policyLine(report: ReplayReport): string {

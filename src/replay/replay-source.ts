@@ -1,9 +1,13 @@
 /**
  * Where a replay's recording comes from: the run's artifact as GitHub serves it (a zip), its
  * unpacked folder, or a tool log `.jsonl` itself, all read by the audit's one reader
- * (audit/source.ts); the prompt comes from the artifact's `transcript.jsonl` when it is there.
+ * (audit/source.ts) and audited as `ci-agent audit` does it (audit/audit.ts: the chain, against
+ * the hash the artifact's report published, and the attestation); the prompt comes from the
+ * artifact's `transcript.jsonl` when it is there.
  */
 import { join } from 'node:path';
+import { auditSource } from '../audit/audit.js';
+import type { AuditResult } from '../audit/audit.js';
 import { AuditSourceError, readAuditSource } from '../audit/source.js';
 import { ReplayInputError } from './recorded-run.js';
 
@@ -15,6 +19,8 @@ export interface ReplaySource {
   logText: string;
   /** The prompt the run started with, when the artifact's transcript has it. */
   prompt?: string;
+  /** The recording's audit: exit code 2 is a log that fails verification. */
+  audit: AuditResult;
 }
 
 export function readReplaySource(path: string): Promise<ReplaySource> {
@@ -31,6 +37,7 @@ export function readReplaySource(path: string): Promise<ReplaySource> {
   return Promise.resolve({
     logPath,
     logText: source.logText,
+    audit: auditSource(source),
     ...(prompt !== undefined && prompt !== '' && { prompt }),
   });
 }

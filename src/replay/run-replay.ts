@@ -1,6 +1,8 @@
 /**
  * `ci-agent replay`: a recorded run again, offline, and what came out differently.
- * 1. read the recording (replay-source.ts, recorded-run.ts)
+ * 1. read the recording (replay-source.ts, recorded-run.ts) and verify it as `ci-agent audit`
+ *    does: a log is untrusted input, and one that fails verification (an edited call, a line
+ *    removed) is refused before anything runs, unless `verify: false` (`--no-verify`)
  * 2. check out the commit it ran on, fresh, in a temp folder (replay-checkout.ts)
  * 3. run the CLI's session there — tools, hooks and the checkout's policy (or `--policy`), as
  *    `ci-agent -p` runs them — with the recorded model messages as the model (replay-model.ts),
@@ -11,6 +13,7 @@
  */
 import { join, resolve } from 'node:path';
 import { readFile } from 'node:fs/promises';
+import type { AuditResult } from '../audit/audit.js';
 import type { ModelClient } from '../model/model-client.js';
 import { sha256Hex } from '../policy/source-digests.js';
 import { errorMessage } from '../util/errors.js';
@@ -48,6 +51,8 @@ export interface ReplayOptions {
   sandbox?: boolean;
   /** Keep the checkout and the replayed log (their folder is in the report). */
   keep?: boolean;
+  /** false: replay a log that fails verification anyway (the report still says so). Default: true. */
+  verify?: boolean;
   env: NodeJS.ProcessEnv;
   runCli: CliRunner;
   signal?: AbortSignal;
@@ -75,6 +80,19 @@ export interface ReplayReport {
   stderr: string[];
   /** The kept checkout, with --keep. */
   kept?: string;
+  /** The recording's verification; absent: it could not be read. */
+  verification?: ReplayVerification;
+}
+
+export interface ReplayVerification {
+  /** As `ci-agent audit`: whole and closed, whole up to where the run was killed, or failed. */
+  status: 'verified' | 'incomplete' | 'failed';
+  /** The log's final hash, when it verified. */
+  finalHash?: string;
+  /** The first failure: its finding code (docs/AUDIT.md), the log line, what is wrong. */
+  failure?: { code: string; line?: number; message: string };
+  /** false: `--no-verify`, a failed log replayed anyway. */
+  enforced: boolean;
 }
 
 const REPLAY_LOG = 'replayed-tool-log.jsonl';
@@ -108,6 +126,12 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
   // 1.
   const source = await readReplaySource(options.artifact);
   report.log = source.logPath;
+  report.verification = verificationOf(source.audit, options.verify ?? true);
+  const { failure } = report.verification;
+  if (failure && report.verification.enforced)
+    throw new ReplayInputError(
+      `${source.logPath}${failure.line === undefined ? '' : `:${failure.line}`}: the tool log fails verification (${failure.code}): ${failure.message}; a log that fails \`ci-agent audit\` is not replayed (--no-verify replays it anyway)`,
+    );
   const recorded = parseRecordedRun(source.logText, source.logPath);
   report.turns.recorded = recorded.turns.length;
   report.calls = recorded.calls.length;
@@ -166,6 +190,22 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
     if (options.keep) report.kept = checkout.root;
     else await checkout.remove();
   }
+}
+
+/** What the audit says of the recording: the chain's first failure, else any other failure. */
+function verificationOf(audit: AuditResult, enforced: boolean): ReplayVerification {
+  const { verdict } = audit;
+  const chain = verdict.failure;
+  const other = audit.findings.find((finding) => finding.severity === 'failure');
+  const failure = chain
+    ? { code: chain.code, line: chain.line, message: chain.message }
+    : other && { code: other.code, message: other.message };
+  if (failure) return { status: 'failed', failure, enforced };
+  return {
+    status: verdict.status === 'verified' ? 'verified' : 'incomplete',
+    ...(verdict.finalHash !== undefined && { finalHash: verdict.finalHash }),
+    enforced,
+  };
 }
 
 /** The replayed run's log; a run that never started (a bad policy file) has none to compare. */
