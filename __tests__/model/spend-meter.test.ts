@@ -67,6 +67,14 @@ async function drain(client: ModelClient, sent = request()): Promise<ModelStream
   return events;
 }
 
+/** The events an iterator has left. */
+async function restOf(iterator: AsyncIterator<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
+  const events: ModelStreamEvent[] = [];
+  for (let next = await iterator.next(); next.done !== true; next = await iterator.next())
+    events.push(next.value);
+  return events;
+}
+
 /** What the server says it reported, priced as the meter prices. */
 function serverCost(requests: readonly RecordedRequest[]): number {
   return requests.reduce(
@@ -232,20 +240,18 @@ describe('SpendMeter', () => {
     it('makes a request wait for one in flight whose reservation it needs, then sends it', async () => {
       const { inner, pause } = await serveFirstInFlight('first answer', 'second answer');
       // The first reserves $0.32 of answer; what is left would not cover 1,024 tokens more.
-      const meter = new SpendMeter({ limitUsd: 0.33 });
+      const meter = new SpendMeter({ limitUsd: 0.33, waitNoticeMs: 10 });
       const client = meter.client(inner, { role: 'turn' });
       const first = drain(client);
       await pause.reached;
-      let secondDone = false;
-      const second = drain(client, request({ maxTokens: 2_000 })).finally(
-        () => (secondDone = true),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const second = client.stream(request({ maxTokens: 2_000 }))[Symbol.asyncIterator]();
+      // Its first event says it is held; nothing has been sent for it yet.
+      expect((await second.next()).value).toEqual({ type: 'waiting-for-budget' });
       expect(server?.requests).toHaveLength(1);
-      expect(secondDone).toBe(false);
       pause.release();
       await first;
-      await second;
+      const rest = await restOf(second);
+      expect(rest.at(-1)?.type).toBe('message-complete');
       expect(server?.requests).toHaveLength(2);
       expect(sentMaxTokens(1)).toBe(2_000);
       expect(meter.spentUsd).toBeLessThanOrEqual(0.33);
@@ -261,11 +267,14 @@ describe('SpendMeter', () => {
       });
       const first = drain(meter.client(inner, { role: 'turn' }));
       await pause.reached;
-      const second = drain(watched, request({ maxTokens: 2_000 }));
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      const stream = watched.stream(request({ maxTokens: 2_000 }))[Symbol.asyncIterator]();
+      const events: ModelStreamEvent[] = [];
+      // Held past the watchdog's 150 ms: five notices 40 ms apart.
+      while (events.filter((event) => event.type === 'waiting-for-budget').length < 5)
+        events.push((await stream.next()).value as ModelStreamEvent);
       pause.release();
       await first;
-      const events = await second;
+      events.push(...(await restOf(stream)));
       expect(retries).toEqual([]);
       expect(events.filter((event) => event.type === 'waiting-for-budget').length).toBeGreaterThan(
         3,
