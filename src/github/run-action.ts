@@ -80,7 +80,7 @@ import {
   runnerFilesHeadline,
   snapshotRunnerFiles,
 } from './runner-files.js';
-import type { RunnerFileChange } from './runner-files.js';
+import type { RunnerFileChange, RunnerFilesSnapshot } from './runner-files.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
 import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
 import type { RunSandbox } from './run-sandbox.js';
@@ -175,6 +175,9 @@ export async function runAction(
         }),
       )
     : undefined;
+  // Read while the permission check is out (only files the runner wrote; nothing of the
+  // checkout has run): work() awaits it before anything else it does.
+  const runnerFiles = startEarly(snapshotRunnerFiles(env));
   let handedOver = false;
   try {
     const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
@@ -194,7 +197,17 @@ export async function runAction(
     for (const secret of provider.secrets) commands.setSecret(secret);
     for (const warning of provider.warnings) commands.warning(masker.mask(warning));
     handedOver = true;
-    return await work(task, event, inputs, provider, octokit, context, early, earlySandbox);
+    return await work(
+      task,
+      event,
+      inputs,
+      provider,
+      octokit,
+      context,
+      early,
+      earlySandbox,
+      runnerFiles,
+    );
   } finally {
     if (!handedOver) {
       await discardSandbox(earlySandbox);
@@ -289,13 +302,15 @@ async function work(
   early: (() => Promise<CheckoutState>) | undefined,
   /** Started with the policy read early (runAction); work() closes it. */
   earlySandbox: (() => Promise<RunSandbox>) | undefined,
+  /** The runner files as they were, read while the permission check was out (runAction). */
+  runnerFilesSnapshot: () => Promise<RunnerFilesSnapshot>,
 ): Promise<ActionOutcome> {
   const { env, signal, commands } = context;
   // Replaced once, when the push scan finds values that are not the run's known secrets.
   let masker = context.masker;
   const workspace = workspaceOf(env);
   // Before any code but the action's runs: the test command, the agent's tools and hooks.
-  const runnerFiles = await snapshotRunnerFiles(env);
+  const runnerFiles = await runnerFilesSnapshot();
   /** The runner files found changed (and put back), by the check after the agent or the last. */
   const runnerFilesChanged: RunnerFileChange[] = [];
   const artifactsDir = artifactsDirOf(env, event);

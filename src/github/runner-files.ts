@@ -57,11 +57,14 @@ export interface RunnerFileChange {
 
 /** Copies each runner file the environment names (step 1). */
 export async function snapshotRunnerFiles(env: NodeJS.ProcessEnv): Promise<RunnerFilesSnapshot> {
-  const files: { name: RunnerFileVariable; path: string; state: FileState }[] = [];
-  for (const name of RUNNER_FILE_VARIABLES) {
+  // Read side by side: nothing but the runner has written them yet.
+  const named = RUNNER_FILE_VARIABLES.flatMap((name) => {
     const path = env[name];
-    if (path) files.push({ name, path, state: await stateOf(path) });
-  }
+    return path ? [{ name, path }] : [];
+  });
+  const files = await Promise.all(
+    named.map(async ({ name, path }) => ({ name, path, state: await stateOf(path) })),
+  );
   return { files };
 }
 
