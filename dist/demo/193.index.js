@@ -1,1 +1,0 @@
-export * from '../193.index.js';

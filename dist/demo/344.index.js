@@ -1,0 +1,1 @@
+export * from '../344.index.js';
