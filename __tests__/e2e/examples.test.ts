@@ -22,9 +22,9 @@
  * uploaded, and a tampered copy, served by the loopback GitHub by run id; its shell steps run as
  * bash runs them on the runner.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { strToU8, zipSync } from 'fflate';
 import { parse } from 'yaml';
