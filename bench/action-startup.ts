@@ -6,6 +6,9 @@
  * without (@actions/core, @actions/github with Octokit's retry and throttling plugins, zod, yaml,
  * the SDK's Messages client), bundled the same way, making the same two requests with none of our
  * code. Also the bundle's size. Target: the first model request within 1.5× the library floor.
+ * A second floor (fixtures/process-floor.ts) adds execa and the one process the action starts
+ * before its first request (git's status, for the system prompt): what of the gap is that
+ * specified library, and what is the action's own code.
  */
 import { execa } from 'execa';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -65,13 +68,13 @@ export async function runActionStartupBench(): Promise<void> {
   });
   let onRequest: ((at: number) => void) | undefined;
   const model = await startReplayServer({
-    turns: Array.from({ length: (RUNS + 1) * (ACTIONS.length + 1) }, () => () => {
+    turns: Array.from({ length: (RUNS + 1) * (ACTIONS.length + 2) }, () => () => {
       onRequest?.(performance.now());
       return [{ type: 'text' as const, text: 'done' }];
     }),
   });
   const temp = mkdtempSync(join(tmpdir(), 'ci-agent-bench-action-'));
-  const libraryFloor = await buildLibraryFloor(temp);
+  const { libraryFloor, processFloor } = await buildFloors(temp);
   const eventPath = join(temp, 'event.json');
   writeFileSync(
     eventPath,
@@ -109,6 +112,7 @@ export async function runActionStartupBench(): Promise<void> {
     const fetchFloor: number[] = [];
     const actions: number[][] = ACTIONS.map(() => []);
     const floor: number[] = [];
+    const withExeca: number[] = [];
     // The floor of any action that calls an API: Node, its fetch, one request to the loopback.
     const fetchOnce = `await fetch(${JSON.stringify(`${github.url}/rate_limit`)}).then((r) => r.arrayBuffer());`;
     for (let run = 0; run < RUNS + 1; run++) {
@@ -129,17 +133,24 @@ export async function runActionStartupBench(): Promise<void> {
           ),
         );
       }
-      const floorMs = await once(
-        [process.execPath, libraryFloor],
-        env(),
-        origin.checkout,
-        () => new Promise<number>((done) => (onRequest = done)),
-      );
+      const floorsMs: number[] = [];
+      for (const bundle of [libraryFloor, processFloor]) {
+        floorsMs.push(
+          await once(
+            [process.execPath, bundle],
+            env(),
+            origin.checkout,
+            () => new Promise<number>((done) => (onRequest = done)),
+          ),
+        );
+      }
+      const [floorMs = NaN, processFloorMs = NaN] = floorsMs;
       if (run > 0) {
         baseline.push(nodeMs);
         fetchFloor.push(fetchMs);
         actionMs.forEach((ms, index) => actions[index]!.push(ms));
         floor.push(floorMs);
+        withExeca.push(processFloorMs);
       }
     }
     const labelOf = (file: string) =>
@@ -151,6 +162,10 @@ export async function runActionStartupBench(): Promise<void> {
         run: 'library floor: @actions/core, @actions/github, zod, yaml, SDK → first model request',
         ms: fmt(median(floor), 0),
       },
+      {
+        run: 'process floor: the library floor + execa starting git status → first model request',
+        ms: fmt(median(withExeca), 0),
+      },
       ...ACTIONS.map((file, index) => ({
         run: `${labelOf(file)} → first model request`,
         ms: fmt(median(actions[index]!), 0),
@@ -160,7 +175,7 @@ export async function runActionStartupBench(): Promise<void> {
       const ms = median(actions[index]!);
       const { files, bytes } = startupFiles(file);
       console.log(
-        `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request, ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms; target ≤ 1.5×); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
+        `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request, ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms; target ≤ 1.5×), ${fmt(ms / median(withExeca), 2)}× the process floor (+${fmt(ms - median(withExeca), 0)} ms); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
       );
     }
   } finally {
@@ -170,15 +185,18 @@ export async function runActionStartupBench(): Promise<void> {
   }
 }
 
-/** fixtures/library-floor.ts bundled as scripts/build.mjs bundles dist/ (ncc), into `dir`. */
-async function buildLibraryFloor(dir: string): Promise<string> {
-  const out = join(dir, 'library-floor');
+/** The two floors (fixtures/) bundled as scripts/build.mjs bundles dist/ (ncc), into `dir`. */
+async function buildFloors(dir: string): Promise<{ libraryFloor: string; processFloor: string }> {
+  const floors = ['library-floor', 'process-floor'] as const;
   await nccBundle({
     workDir: '.build-tmp/bench-library-floor',
-    sources: ['bench/fixtures/library-floor.ts'],
-    builds: [{ entry: 'bench/fixtures/library-floor.ts', out }],
+    sources: ['bench/fixtures'],
+    builds: floors.map((name) => ({ entry: `bench/fixtures/${name}.ts`, out: join(dir, name) })),
   });
-  return join(out, 'index.js');
+  return {
+    libraryFloor: join(dir, 'library-floor', 'index.js'),
+    processFloor: join(dir, 'process-floor', 'index.js'),
+  };
 }
 
 /**
