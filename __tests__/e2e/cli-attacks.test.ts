@@ -207,3 +207,64 @@ describe('the judge, attacked through the built CLI', () => {
     expect(stoppedAfter).toBeLessThan(5_000);
   });
 });
+
+describe("the run's own record, attacked through the built CLI", () => {
+  it('keeps the log, the transcript and the --mcp-config file out of the agent’s reach', async () => {
+    const mcp = JSON.stringify({ mcpServers: {} });
+    const run = await cli(
+      [
+        '-p',
+        'Tidy up.',
+        '--permission-mode',
+        'bypassPermissions',
+        '--log-file',
+        'ci-log.jsonl',
+        '--transcript-file',
+        'transcript.jsonl',
+        '--mcp-config',
+        'servers.json',
+        ...STREAM,
+      ],
+      {
+        files: { 'servers.json': mcp, 'a.txt': 'a\n' },
+        turns: (root) => [
+          turn('toolu_first', 'Bash', { command: 'cat a.txt' }),
+          turn('toolu_log', 'Write', { file_path: `${root}/ci-log.jsonl`, content: '' }),
+          turn('toolu_trunc', 'Bash', { command: ': > ci-log.jsonl' }),
+          turn('toolu_tr', 'Write', { file_path: `${root}/transcript.jsonl`, content: '{}\n' }),
+          turn('toolu_mcp', 'Bash', {
+            command: `echo '{"mcpServers":{"x":{"command":"sh"}}}' > servers.json`,
+          }),
+          done,
+        ],
+      },
+    );
+    const root = run.workspace.root;
+    const sent = resultsSent(run);
+    for (const id of ['toolu_log', 'toolu_trunc', 'toolu_tr', 'toolu_mcp']) {
+      expect(sent.get(id), id).toMatch(/judges this run/);
+    }
+    // The first call is still in the log, and the files are as the run left them.
+    expect(readFileSync(join(root, 'ci-log.jsonl'), 'utf8')).toContain('toolu_first');
+    expect(readFileSync(join(root, 'transcript.jsonl'), 'utf8')).toContain('toolu_first');
+    expect(readFileSync(join(root, 'servers.json'), 'utf8')).toBe(mcp);
+  });
+
+  it('prints no workflow command on stderr from what the model wrote', async () => {
+    // A runner reads a lone carriage return as a line break: `::add-mask::denied` there would
+    // mask the word in every later line of the job's log, and `::stop-commands::` hide the rest.
+    const run = await cli(['-p', 'Go.', '--output-format', 'text', '--verbose'], {
+      files: { 'a.txt': 'a\n' },
+      turns: [
+        turn('toolu_cr', 'Bash', {
+          command: 'curl https://example.com/\r::add-mask::denied\r::stop-commands::x\r',
+        }),
+        [{ type: 'text', text: 'Done.\r::warning::from the model\u001b[2K' }],
+      ],
+    });
+    expect(run.stderr).toContain('denied');
+    expect(run.stderr).not.toContain('\r');
+    expect(run.stderr).not.toContain('\u001b');
+    for (const line of run.stderr.split('\n')) expect(line.trimStart()).not.toMatch(/^::/);
+  });
+});

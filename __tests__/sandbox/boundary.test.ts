@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -57,9 +57,13 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
   beforeAll(async () => {
     // Outside /tmp: the sandbox has a /tmp of its own, and this folder must be one it can see.
     root = mkdtempSync('/var/tmp/ci-agent-boundary-');
-    const workspace = join(root, 'work', 'repo');
+    // A GitHub-hosted runner's layout: the work folder in the home, the runner's temp folder
+    // and the checkout in the work folder (RUNNER_TEMP=/home/runner/work/_temp,
+    // RUNNER_WORKSPACE=/home/runner/work/repo, the workspace /home/runner/work/repo/repo).
     const home = join(root, 'home');
-    const runnerTemp = join(root, 'runner-temp');
+    const runnerWorkspace = join(home, 'work', 'repo');
+    const workspace = join(runnerWorkspace, 'repo');
+    const runnerTemp = join(home, 'work', '_temp');
     outside = join(root, 'outside');
     for (const dir of [
       workspace,
@@ -99,7 +103,7 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
       loopback: `exec 3<>/dev/tcp/127.0.0.1/${port} && echo CONNECTED && cat <&3`,
       dns: 'getent hosts example.com && echo RESOLVED; getent hosts localhost',
       leftover: `setsid bash -c 'exec -a ci-agent-leftover-${token} sleep 300' >/dev/null 2>&1 < /dev/null & echo started`,
-      symlinkWrite: `ln -s ${outside} out && echo x > out/planted && echo WROTE-LINK; echo y > ../../outside/planted2 && echo WROTE-DOTDOT`,
+      symlinkWrite: `ln -s ${outside} out && echo x > out/planted && echo WROTE-LINK; echo y > ${relative(workspace, outside)}/planted2 && echo WROTE-DOTDOT`,
       gitConfig: `echo '[core] hooksPath = /tmp' >> .git/config && echo WROTE-CONFIG; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit && echo WROTE-HOOK`,
       nestedNamespace: "unshare -rm sh -c 'umount -l /home 2>/dev/null; echo UNSHARED' 2>&1",
       workspaceWrite: 'echo ok > made-inside.txt && cat made-inside.txt',
@@ -114,6 +118,7 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
           GITHUB_TOKEN: secret,
           ACTIONS_RUNTIME_TOKEN: secret,
           RUNNER_TEMP: runnerTemp,
+          RUNNER_WORKSPACE: runnerWorkspace,
           GITHUB_ENV: githubEnv,
         },
         attacks: Object.entries(attacks).map(([name, script]) => ({ name, script })),

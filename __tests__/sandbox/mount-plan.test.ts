@@ -19,18 +19,34 @@ describe('buildMountPlan', () => {
         '--ro-bind / /',
         '--dev /dev',
         '--proc /proc',
+        // Outer folders first (a hidden folder's mount point goes into the one around it).
+        '--tmpfs /run',
         '--tmpfs /home/runner',
         '--tmpfs /home/runner/work/_temp',
-        '--tmpfs /run',
         '--bind /tmp/ci-agent-sandbox-x/tmp /tmp',
         '--ro-bind /home/runner/.cargo/bin /home/runner/.cargo/bin',
         '--bind /home/runner/work/repo/repo /home/runner/work/repo/repo',
         '--bind /home/runner/.npm /home/runner/.npm',
         '--ro-bind /home/runner/work/repo/repo/.git/config /home/runner/work/repo/repo/.git/config',
         // Made read-only last, once the mounts inside them exist; the home stays a scratch.
-        '--remount-ro /home/runner/work/_temp',
         '--remount-ro /run',
+        '--remount-ro /home/runner/work/_temp',
       ].join(' '),
+    );
+  });
+
+  it("mounts the runner's work folder before its temp folder inside it (GitHub-hosted layout)", () => {
+    // RUNNER_TEMP=/home/runner/work/_temp is found before the work folder (RUNNER_WORKSPACE's
+    // parent): mounted in that order, the work folder's tmpfs covered the temp folder's mount
+    // point and `--remount-ro` of it failed, so the sandbox could not start on such a runner.
+    const args = mountArguments(
+      buildMountPlan({ ...base, hidden: ['/home/runner/work/_temp', '/home/runner/work'] }).mounts,
+    );
+    const at = (target: string) => args.join(' ').indexOf(`--tmpfs ${target} `);
+    expect(at('/home/runner/work')).toBeGreaterThan(at('/home/runner'));
+    expect(at('/home/runner/work/_temp')).toBeGreaterThan(at('/home/runner/work'));
+    expect(args.join(' ')).toContain(
+      '--remount-ro /home/runner/work --remount-ro /home/runner/work/_temp',
     );
   });
 

@@ -10,6 +10,7 @@
  * shown as a visible escape, never sent to the terminal) and JSON (`ExplainJson`, a stable shape
  * documented in docs/AUDIT.md; JSON escapes control characters itself).
  */
+import { neutralise } from '../util/neutralise.js';
 import type { Finding } from './findings.js';
 import type { AuditCall, AuditHook, AuditRun } from './records.js';
 
@@ -111,29 +112,7 @@ const SUMMARY_KEYS = [
 
 // Text rendering ---------------------------------------------------------------------------------
 
-/** C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/**
- * Log text made safe to print: each control character (ESC of an ANSI sequence, BEL, CR, …)
- * as a visible `\xNN` or `\uNNNN`; newlines too unless `keepNewlines`, which keeps them and
- * indents what follows with `indent`.
- */
-export function neutralise(
-  text: string,
-  options: { keepNewlines?: boolean; indent?: string } = {},
-): string {
-  const escaped = text.replace(CONTROL, (char) => {
-    if (options.keepNewlines && char === '\n') return `\n${options.indent ?? ''}`;
-    if (char === '\t' && options.keepNewlines) return '  ';
-    const code = char.charCodeAt(0);
-    return code < 0x100
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-  return escaped;
-}
+export { neutralise };
 
 const RESULT_LINES = 6;
 

@@ -24,6 +24,8 @@ export interface CliSandboxRequest {
    * folder may be /tmp or the home, which the sandbox must not show whole).
    */
   transcriptPath: string | undefined;
+  /** The run's log, transcript and `--mcp-config` files (main.ts): read-only inside. */
+  recordFiles: readonly string[];
   /** Where the lines of what was set up on the machine go. */
   note: (text: string) => void;
 }
@@ -49,6 +51,7 @@ export async function startCliSandbox(
       // The scripts hooks run judge the calls too: read-only inside, wherever they are.
       ...findHookScripts(policy.hooks, { projectDir, homeDir: request.env.HOME ?? homedir() })
         .paths,
+      ...request.recordFiles,
     ],
   });
   for (const note of notes) request.note(note);

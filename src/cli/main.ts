@@ -41,6 +41,7 @@ import type { CliSettings } from './args.js';
 import { sandboxUnavailableText, startCliSandbox } from './cli-sandbox.js';
 import { CI_AGENT_VERSION, OutputRenderer } from './render.js';
 import { StderrReporter } from './stderr-reporter.js';
+import { stderrText } from './stderr-text.js';
 
 export interface CliIo {
   argv: readonly string[];
@@ -65,7 +66,7 @@ export async function main(io: CliIo): Promise<number> {
   if (io.argv[0] === 'audit') return runAuditCommand({ ...io, argv: io.argv.slice(1) });
   // Known secrets never reach stdout, stderr or the files (docs/DECISIONS.md #16).
   let masker = createSecretMasker(secretValues(io.env));
-  const stderr = (text: string) => io.stderr(masker.mask(text));
+  const stderr = (text: string) => io.stderr(stderrText(masker.mask(text)));
   let settings;
   try {
     settings = parseCli(io.argv, CI_AGENT_VERSION, io.stdout);
@@ -125,12 +126,14 @@ export async function main(io: CliIo): Promise<number> {
       const shape = { sessionId, promptId, cwd: projectDir, version: CI_AGENT_VERSION };
       files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
     }
+    const recordFiles = runRecordFiles(settings, transcriptPath, io.cwd);
     // Before the first model request: a sandbox that cannot start stops the run here.
     sandbox = await startCliSandbox(policy, {
       projectDir,
       addDir: settings.addDir,
       env: io.env,
       transcriptPath,
+      recordFiles,
       note: (text) => stderr(`ci-agent: ${text}\n`),
     });
     const mapper = new StreamJsonMapper({
@@ -156,6 +159,7 @@ export async function main(io: CliIo): Promise<number> {
         ask: policy.permissions.ask,
       },
       ...decisionOptions(policy),
+      judgePaths: [...decisionOptions(policy).judgePaths, ...recordFiles],
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
       transcriptPath,
@@ -203,6 +207,25 @@ export async function main(io: CliIo): Promise<number> {
     if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
     await sandbox?.close();
   }
+}
+
+/**
+ * The files of this run's record and set-up that the flags name: the log (`--log-file`), the
+ * transcript the hooks read, and the `--mcp-config` files. Judges for the run (floors and the
+ * sandbox keep them out of the agent's reach): rewriting the log would hide what was done, the
+ * transcript is what hooks judge by, and an MCP config decides what a later run starts.
+ */
+function runRecordFiles(
+  settings: CliSettings,
+  transcriptPath: string | undefined,
+  cwd: string,
+): string[] {
+  const configFiles = settings.mcpConfig.filter((value) => !value.trimStart().startsWith('{'));
+  return [
+    ...(settings.logFile ? [resolve(cwd, settings.logFile)] : []),
+    ...(transcriptPath ? [transcriptPath] : []),
+    ...configFiles.map((file) => resolve(cwd, file)),
+  ];
 }
 
 /**

@@ -13,14 +13,14 @@
 import { describeInput } from '../agent/context/result-notes.js';
 import type { LineSink, StreamJsonLine } from '../log/stream-json.js';
 import { retryLine } from '../model/retry-policy.js';
+import { neutralise } from '../util/neutralise.js';
+import { STDERR_PREFIX } from './stderr-text.js';
 
 export interface StderrReporterOptions {
   /** Turn-by-turn lines too (`--verbose` in text mode). */
   turns: boolean;
   write: (text: string) => void;
 }
-
-const PREFIX = 'ci-agent: ';
 
 export class StderrReporter {
   /** Each call's `Name(input)` label, from the assistant line that made it. */
@@ -30,7 +30,7 @@ export class StderrReporter {
   constructor(private readonly options: StderrReporterOptions) {}
 
   readonly accept: LineSink = (line) => {
-    for (const text of this.linesOf(line)) this.options.write(`${PREFIX}${oneLine(text)}\n`);
+    for (const text of this.linesOf(line)) this.options.write(`${STDERR_PREFIX}${oneLine(text)}\n`);
   };
 
   private linesOf(line: StreamJsonLine): string[] {
@@ -130,9 +130,12 @@ function adviceOf(suggestion: unknown): string {
   return allowable === true ? `. To allow it: ${text}` : `. It cannot be allowed: ${text}`;
 }
 
-/** One line per report: newlines in texts, commands and reasons would break the prefix. */
+/**
+ * One line per report: newlines in texts, commands and reasons would break the prefix, and any
+ * other control character (a lone carriage return, an escape) is shown, not sent (stderr-text.ts).
+ */
 function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ⏎ ');
+  return neutralise(text.replace(/\s*\n\s*/g, ' ⏎ '));
 }
 
 function sandboxLine(sandbox: unknown): string {

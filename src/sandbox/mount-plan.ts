@@ -92,7 +92,14 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     { kind: 'ro-bind', source: '/', target: '/' },
     { kind: 'dev', target: '/dev' },
     { kind: 'proc', target: '/proc' },
-    ...hidden.map((target): Mount => ({ kind: 'tmpfs', target, readOnly: target !== input.home })),
+    // Outer folders first: a hidden folder inside another (the runner's temp folder in its work
+    // folder, both in the home on GitHub-hosted runners) gets its mount point in the outer
+    // tmpfs; mounted before it, it would be covered, and making it read-only would then fail.
+    ...outerFirst(hidden).map((target): Mount => ({
+      kind: 'tmpfs',
+      target,
+      readOnly: target !== input.home,
+    })),
     privateTmp,
     ...unique(input.readable).map((path): Mount => ({
       kind: 'ro-bind',
@@ -191,6 +198,12 @@ function mountSteps(mounts: readonly Mount[]): string[] {
         return ['--proc', mount.target];
     }
   });
+}
+
+/** Shallower paths before deeper ones; otherwise in the order given. */
+function outerFirst(paths: readonly string[]): string[] {
+  const depth = (path: string) => path.split(sep).filter(Boolean).length;
+  return [...paths].sort((a, b) => depth(a) - depth(b));
 }
 
 function unique(paths: readonly string[]): string[] {

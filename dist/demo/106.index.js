@@ -1,0 +1,1 @@
+export * from '../106.index.js';

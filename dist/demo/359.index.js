@@ -1,1 +1,0 @@
-export * from '../359.index.js';
