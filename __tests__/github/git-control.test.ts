@@ -1,5 +1,7 @@
 import { execaSync } from 'execa';
 import {
+  cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -12,7 +14,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { restoreGitControl, snapshotGitControl } from '../../src/github/git-control.js';
+import {
+  GitControlReplaced,
+  restoreGitControl,
+  snapshotGitControl,
+} from '../../src/github/git-control.js';
+import { commitAll, createGit } from '../../src/github/git.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -104,5 +111,54 @@ describe('git control files', () => {
 
     expect(await restoreGitControl(snapshot)).toEqual([config]);
     expect(readFileSync(config, 'utf8')).toBe(original);
+  });
+
+  it("removes a planted commondir, so that the action's git add runs no filter the agent named", async () => {
+    // The agent copies the repository's insides to a folder of its own, gives it a config with
+    // a filter driver, and points .git/commondir at it: git then reads that config as the
+    // repository's, and `git add` runs the filter outside the sandbox.
+    const { root, workspace, env } = setup();
+    const git = (...args: string[]) =>
+      execaSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: workspace });
+    writeFileSync(join(workspace, 'a.txt'), 'a\n');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'x');
+    const snapshot = await snapshotGitControl(workspace, env);
+    const marker = join(root, 'pwned');
+    const evil = join(workspace, '.git', 'evil');
+    mkdirSync(evil);
+    for (const name of ['objects', 'refs', 'HEAD']) {
+      cpSync(join(workspace, '.git', name), join(evil, name), { recursive: true });
+    }
+    writeFileSync(
+      join(evil, 'config'),
+      `[core]\n\trepositoryformatversion = 0\n[filter "x"]\n\tclean = "touch ${marker}; cat"\n`,
+    );
+    writeFileSync(join(workspace, '.git', 'commondir'), 'evil\n');
+    mkdirSync(join(workspace, '.git', 'info'), { recursive: true });
+    writeFileSync(join(workspace, '.git', 'info', 'attributes'), '* filter=x\n');
+    writeFileSync(join(workspace, '.gitattributes'), '* filter=x\n');
+    writeFileSync(join(workspace, 'a.txt'), 'b\n');
+
+    expect(await restoreGitControl(snapshot)).toEqual(['.git/info/attributes', '.git/commondir']);
+    expect(existsSync(join(workspace, '.git', 'commondir'))).toBe(false);
+    await commitAll(createGit(workspace, env), "the agent's work");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('runs no git on a checkout whose .git the agent replaced with a gitdir file', async () => {
+    const { workspace, env } = setup();
+    const snapshot = await snapshotGitControl(workspace, env);
+    cpSync(join(workspace, '.git'), join(workspace, '.evilgit'), { recursive: true });
+    rmSync(join(workspace, '.git'), { recursive: true });
+    writeFileSync(join(workspace, '.git'), 'gitdir: .evilgit\n');
+    await expect(restoreGitControl(snapshot)).rejects.toBeInstanceOf(GitControlReplaced);
+  });
+
+  it('runs no git on a checkout whose .git the agent removed', async () => {
+    const { workspace, env } = setup();
+    const snapshot = await snapshotGitControl(workspace, env);
+    rmSync(join(workspace, '.git'), { recursive: true });
+    await expect(restoreGitControl(snapshot)).rejects.toThrow(/replaced .*\.git/);
   });
 });

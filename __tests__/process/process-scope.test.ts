@@ -122,6 +122,26 @@ describe('scopeCommand', () => {
     });
   });
 
+  it.runIf(available)(
+    "keeps ci-agent's /proc out of a namespaced call that unmounts its own",
+    async () => {
+      // As root the call could unmount the namespace's /proc and find the host's under it:
+      // ci-agent's environment in /proc/<pid>/environ. The call runs without CAP_SYS_ADMIN.
+      const script = [
+        'umount /proc 2>/dev/null || umount -l /proc 2>/dev/null; echo "umount: $?"',
+        `tr '\\0' '\\n' < /proc/${process.pid}/environ 2>/dev/null | grep -c '^PATH=' || true`,
+        'grep CapEff /proc/self/status',
+      ].join('\n');
+      const result = await run(script, 'pid-namespace');
+      const [umount, found] = result.stdout.text.split('\n');
+      expect(umount).not.toBe('umount: 0');
+      expect(found).toBe('0');
+      const capEff = BigInt(`0x${/CapEff:\s*([0-9a-f]+)/.exec(result.stdout.text)?.[1] ?? '0'}`);
+      const CAP_SYS_ADMIN = 21n;
+      expect((capEff >> CAP_SYS_ADMIN) & 1n).toBe(0n);
+    },
+  );
+
   it('counts what the sweep had to kill', async () => {
     const sleep = marker();
     const result = await run(`setsid sleep ${sleep} >/dev/null 2>&1 &`, 'process-sweep');

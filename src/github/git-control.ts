@@ -10,14 +10,23 @@
  * copies them before the agent starts and puts back whatever the agent changed before it runs git
  * again; the report says what was put back. Hooks, the other way in, are off for the action's own
  * git commands (git.ts).
+ *
+ * The files that send git elsewhere count too: `commondir` (which makes another folder's `config`
+ * the repository's), `config.worktree`, `info/attributes` (which names filter drivers), of the
+ * git directory and of its common directory; a planted one is removed. And `.git` itself: a
+ * `.git` folder replaced by a `gitdir:` file (or the other way round, or a `gitdir:` file that
+ * now points elsewhere) leaves no config to put back where git will read it, so restoring fails
+ * with GitControlReplaced and the action runs no git command on that checkout.
  */
-import { mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from '../tools/paths.js';
 
 export interface GitControlSnapshot {
   /** Each watched file before the agent ran. */
   readonly files: ReadonlyMap<string, FileState>;
+  /** What `.git` was: a folder, or a `gitdir:` file and its text. */
+  readonly dotGit: DotGit;
   readonly workspace: string;
   readonly home: string | undefined;
 }
@@ -29,6 +38,18 @@ interface FileState {
   link: string | undefined;
 }
 
+type DotGit = { kind: 'folder' } | { kind: 'file'; text: string } | { kind: 'none' };
+
+/** `.git` was replaced while the agent ran: no config of it can be trusted, nor put back. */
+export class GitControlReplaced extends Error {
+  constructor(readonly workspace: string) {
+    super(
+      `the agent replaced ${join(workspace, '.git')} while it ran, so git's configuration cannot be put back: ci-agent runs no git command on this checkout`,
+    );
+    this.name = 'GitControlReplaced';
+  }
+}
+
 /** Copies git's config files as they are now. */
 export async function snapshotGitControl(
   workspace: string,
@@ -37,7 +58,7 @@ export async function snapshotGitControl(
   const paths = await controlFiles(workspace, env);
   const files = new Map<string, FileState>();
   for (const path of paths) files.set(path, await stateOf(path));
-  return { files, workspace, home: env.HOME };
+  return { files, dotGit: await dotGitOf(workspace), workspace, home: env.HOME };
 }
 
 /**
@@ -45,6 +66,12 @@ export async function snapshotGitControl(
  * report shows them (relative to the workspace, or with `~` for the home directory).
  */
 export async function restoreGitControl(snapshot: GitControlSnapshot): Promise<string[]> {
+  const dotGit = await dotGitOf(snapshot.workspace);
+  const same =
+    dotGit.kind === snapshot.dotGit.kind &&
+    (dotGit.kind !== 'file' ||
+      (snapshot.dotGit.kind === 'file' && dotGit.text === snapshot.dotGit.text));
+  if (!same) throw new GitControlReplaced(snapshot.workspace);
   const restored: string[] = [];
   for (const [path, before] of snapshot.files) {
     const now = await stateOf(path);
@@ -63,7 +90,11 @@ export async function restoreGitControl(snapshot: GitControlSnapshot): Promise<s
 
 /** The repository's config (through a `.git` file, and a worktree's common dir) and the user's. */
 async function controlFiles(workspace: string, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const files = [join(await commonGitDir(workspace), 'config')];
+  const gitDir = await gitDirOf(workspace);
+  const common = await commonGitDir(gitDir);
+  const files = [
+    ...new Set([gitDir, common].flatMap((dir) => REDIRECTING_FILES.map((name) => join(dir, name)))),
+  ];
   const home = env.HOME;
   if (home) files.push(join(home, '.gitconfig'));
   const xdg = env.XDG_CONFIG_HOME || (home ? join(home, '.config') : undefined);
@@ -71,16 +102,32 @@ async function controlFiles(workspace: string, env: NodeJS.ProcessEnv): Promise<
   return files;
 }
 
-async function commonGitDir(workspace: string): Promise<string> {
+/**
+ * What a git directory holds that names programs or sends git to other files: its config, the
+ * worktree's config, the attributes that name filter drivers, and `commondir`.
+ */
+const REDIRECTING_FILES = ['config', 'config.worktree', 'info/attributes', 'commondir'];
+
+/** The git directory: `.git`, or where a `.git` file points. */
+async function gitDirOf(workspace: string): Promise<string> {
   const dotGit = join(workspace, '.git');
-  let gitDir = dotGit;
   const pointer = await readIfFile(dotGit);
-  if (pointer !== undefined) {
-    const target = /^gitdir:\s*(.+)$/m.exec(pointer)?.[1]?.trim();
-    if (target) gitDir = resolve(workspace, target);
-  }
+  const target = pointer === undefined ? undefined : /^gitdir:\s*(.+)$/m.exec(pointer)?.[1]?.trim();
+  return target ? resolve(workspace, target) : dotGit;
+}
+
+/** A worktree's common directory (its `commondir`), or the git directory itself. */
+async function commonGitDir(gitDir: string): Promise<string> {
   const common = (await readIfFile(join(gitDir, 'commondir')))?.trim();
   return common ? resolve(gitDir, common) : gitDir;
+}
+
+async function dotGitOf(workspace: string): Promise<DotGit> {
+  const path = join(workspace, '.git');
+  const stats = await lstat(path).catch(() => undefined);
+  if (stats === undefined) return { kind: 'none' };
+  if (stats.isDirectory()) return { kind: 'folder' };
+  return { kind: 'file', text: (await readIfFile(path)) ?? '' };
 }
 
 /** A file's text, or undefined when there is no file (a directory counts as none). */

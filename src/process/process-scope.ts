@@ -236,12 +236,23 @@ function fallbackEntry(pid: number): ProcessEntry {
 interface NamespaceTools {
   unshare: string;
   sleep: string;
+  /** util-linux setpriv, when it is there and works: the call runs without CAP_SYS_ADMIN. */
+  setpriv?: string;
 }
+
+/**
+ * The call runs as root with root's capabilities. With CAP_SYS_ADMIN it could `umount /proc`
+ * and see the host's /proc under it (ci-agent's environment in `/proc/<pid>/environ`), so
+ * setpriv drops it from the call's bounding and inheritable sets: a root process keeps only what
+ * the bounding set holds across `exec`. The init keeps it (it runs before setpriv).
+ */
+const DROP_SYS_ADMIN = ['--inh-caps=-sys_admin', '--bounding-set=-sys_admin', '--'];
 
 function namespacePrefix(tools: NamespaceTools): string[] {
   return [
     ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
     ...['--', '/bin/sh', '-c', INIT_SCRIPT, 'ci-agent-init', tools.sleep],
+    ...(tools.setpriv ? [tools.setpriv, ...DROP_SYS_ADMIN] : []),
   ];
 }
 
@@ -289,17 +300,27 @@ export function startProcessScopeProbe(): Promise<void> {
 function probeCandidate(): NamespaceTools | undefined {
   if (process.env[MECHANISM_OVERRIDE_VARIABLE] === 'process-sweep') return undefined;
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return undefined;
-  const [unshare, sleep] = ['unshare', 'sleep'].map(findTool);
+  const [unshare, sleep, setpriv] = ['unshare', 'sleep', 'setpriv'].map(findTool);
   if (!unshare || !sleep || !existsSync('/bin/sh')) return undefined;
-  return { unshare, sleep };
+  return { unshare, sleep, ...(setpriv && { setpriv }) };
 }
 
+/**
+ * A namespace whose calls keep CAP_SYS_ADMIN (no setpriv, or one that cannot drop it here) is
+ * still one: nothing outlives the call, though its /proc is only as private as the call lets it
+ * be (docs/POLICY.md).
+ */
 function decide(
   tools: NamespaceTools | undefined,
   succeeds: (tools: NamespaceTools) => boolean,
 ): ProcessScopeMechanism {
-  if (tools === undefined || !succeeds(tools)) return 'process-sweep';
-  cachedTools = tools;
+  if (tools === undefined) return 'process-sweep';
+  const withoutSetpriv = { unshare: tools.unshare, sleep: tools.sleep };
+  const chosen = [tools, ...(tools.setpriv ? [withoutSetpriv] : [])].find((candidate) =>
+    candidate === tools ? succeeds(candidate) : probeSucceeds(candidate),
+  );
+  if (chosen === undefined) return 'process-sweep';
+  cachedTools = chosen;
   return 'pid-namespace';
 }
 
