@@ -73,6 +73,36 @@ describe('findHookScripts', () => {
       );
     });
 
+    it('refuses a script the hook runs that did not exist when the run started', async () => {
+      // A hook that runs its script only when it is there: the agent would write the judge.
+      workspace = makeWorkspace('ci-agent-hook-scripts-');
+      const command = 'test -f scripts/hook.mjs && node scripts/hook.mjs || true';
+      const scripts = findHookScripts(hooksRunning(command), {
+        projectDir: workspace.root,
+        homeDir: workspace.root,
+      });
+      expect(scripts.paths).toContain(workspace.path('scripts/hook.mjs'));
+      expect(scripts.check(command, workspace.root)).toBeUndefined();
+      await workspace.write('scripts/hook.mjs', 'console.log("{}")\n');
+      expect(scripts.check(command, workspace.root)).toContain(
+        'scripts/hook.mjs (' + workspace.path('scripts/hook.mjs') + ') did not exist',
+      );
+    });
+
+    it('refuses a script over 4 MiB rewritten since the start, as it does a small one', async () => {
+      workspace = makeWorkspace('ci-agent-hook-scripts-');
+      const big = `exit 2\n${'#'.repeat(5 * 1024 * 1024)}\n`;
+      await workspace.write('scripts/guard.sh', big);
+      const command = 'bash scripts/guard.sh';
+      const scripts = findHookScripts(hooksRunning(command), {
+        projectDir: workspace.root,
+        homeDir: workspace.root,
+      });
+      expect(scripts.check(command, workspace.root)).toBeUndefined();
+      writeFileSync(workspace.path('scripts/guard.sh'), big.replace('exit 2', 'exit 0'));
+      expect(scripts.check(command, workspace.root)).toContain('changed after the run started');
+    });
+
     it('refuses a relative script that the working directory now resolves elsewhere', async () => {
       workspace = makeWorkspace('ci-agent-hook-scripts-');
       await workspace.write('scripts/guard.sh', 'exit 2\n');

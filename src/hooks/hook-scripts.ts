@@ -10,12 +10,16 @@
  *      content is fingerprinted;
  *   3. before a hook runs, its words are resolved again from the hook's working directory: a
  *      script whose content changed, or a word that now names another file than at start (the
- *      agent moved the working directory next to a look-alike), makes the run fail closed.
+ *      agent moved the working directory next to a look-alike), makes the run fail closed; so
+ *      does a script the hook runs that did not exist at start (`test -f x.mjs && node x.mjs`:
+ *      the agent would write the judge), which is a judge path from the start too.
+ * Not covered: what a script imports or reads (a module beside it, `package.json` for
+ * `npm run`); docs/POLICY.md says so.
  * Changes by code the agent runs (a test command) are what step 3 is for; the permission
  * decision cannot see those.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { allCommands, parseCommand } from '../shell/parse-command.js';
 import type { HooksConfig } from './config.js';
@@ -35,7 +39,12 @@ interface Anchors {
 export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScripts {
   const fingerprints = new Map<string, string>();
   /** Per command: its words, parsed once, and the real path each script word named at start. */
-  const commands = new Map<string, { words: string[]; named: Map<string, string> }>();
+  const commands = new Map<
+    string,
+    { words: string[]; named: Map<string, string>; absent: Set<string> }
+  >();
+  /** Scripts a hook runs that were not there at start: they must stay absent. */
+  const absentPaths = new Set<string>();
   for (const command of hookCommands(hooks)) {
     const words = scriptWords(command, anchors);
     const named = new Map<string, string>();
@@ -45,10 +54,16 @@ export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScrip
       named.set(word, real);
       fingerprints.set(real, fingerprintOf(real) ?? '');
     }
-    commands.set(command, { words, named });
+    const absent = new Set(
+      scriptOperands(command, anchors).filter(
+        (word) => !named.has(word) && !existsSync(resolve(anchors.projectDir, word)),
+      ),
+    );
+    for (const word of absent) absentPaths.add(resolve(anchors.projectDir, word));
+    commands.set(command, { words, named, absent });
   }
   return {
-    paths: [...fingerprints.keys()],
+    paths: [...fingerprints.keys(), ...absentPaths],
     check(command, cwd) {
       const known = commands.get(command);
       for (const word of known?.words ?? scriptWords(command, anchors)) {
@@ -56,6 +71,9 @@ export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScrip
         const then = known?.named.get(word);
         if (then !== undefined && now !== then) {
           return `its script ${word} now names ${now ?? 'no file'} instead of ${then}, the file it named when the run started`;
+        }
+        if (now !== undefined && known?.absent.has(word)) {
+          return `its script ${word} (${now}) did not exist when the run started`;
         }
         if (now === undefined) continue;
         const expected = fingerprints.get(now);
@@ -86,6 +104,44 @@ function scriptWords(command: string, { projectDir, homeDir }: Anchors): string[
   return allCommands(parsed.commands).flatMap((simple) => simple.argv);
 }
 
+/** Programs that run the script named by their first operand. */
+const INTERPRETERS = new Set([
+  'bash',
+  'sh',
+  'dash',
+  'zsh',
+  'node',
+  'deno',
+  'bun',
+  'tsx',
+  'python',
+  'python3',
+  'ruby',
+  'perl',
+  'php',
+]);
+
+/**
+ * The words of a command in a script's place: a command named by a path, and the first operand
+ * of an interpreter (`node scripts/x.mjs`, `python3 -u hooks/y.py`), when it is a path.
+ */
+function scriptOperands(command: string, { projectDir, homeDir }: Anchors): string[] {
+  const parsed = parseCommand(
+    command
+      .replaceAll(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectDir)
+      .replaceAll(/\$\{HOME\}|\$HOME\b/g, homeDir)
+      .replaceAll(/(^|[\s'"=])~\//g, `$1${homeDir}/`),
+  );
+  if (!parsed.ok) return [];
+  return allCommands(parsed.commands).flatMap(({ argv }) => {
+    const [program = '', ...rest] = argv;
+    const operand = INTERPRETERS.has(program.split('/').pop() ?? '')
+      ? rest.find((word) => !word.startsWith('-'))
+      : program;
+    return operand !== undefined && operand.includes('/') ? [operand] : [];
+  });
+}
+
 function existingFile(path: string): string | undefined {
   try {
     const real = realpathSync(path);
@@ -95,12 +151,19 @@ function existingFile(path: string): string | undefined {
   }
 }
 
-/** Larger files (interpreters named by path) are judged by path only, not read at each run. */
+/**
+ * Larger files (interpreters named by path) are not read at each run: they are held to their
+ * identity and times instead (inode, size, modification and change time; a rewrite moves the
+ * change time, which no program can set back).
+ */
 const MAX_FINGERPRINTED_BYTES = 4 * 1024 * 1024;
 
 function fingerprintOf(path: string): string | undefined {
   try {
-    if (statSync(path).size > MAX_FINGERPRINTED_BYTES) return undefined;
+    const stats = statSync(path, { bigint: true });
+    if (stats.size > MAX_FINGERPRINTED_BYTES) {
+      return `stat:${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+    }
     return createHash('sha256').update(readFileSync(path)).digest('hex');
   } catch {
     return undefined;
