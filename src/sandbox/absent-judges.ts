@@ -60,9 +60,10 @@ function appearedAt(root: string, path: string): string | undefined {
   return undefined;
 }
 
+/** Without an exception for an absent path: the common case, after every command. */
 function lstatOf(path: string): Stats | undefined {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
