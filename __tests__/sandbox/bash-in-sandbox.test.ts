@@ -1,9 +1,11 @@
 /**
  * The Bash tool with a sandbox in its context, as a session runs it: the command runs inside,
  * the shell's cwd still carries over, /tmp is the sandbox's own, and a network refusal reaches
- * the model with its reason (curl alone says only "403").
+ * the model with its reason (curl alone says only "403"); a judge the command created is gone
+ * before the model reads the result, which says so.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
@@ -59,5 +61,12 @@ describe.skipIf(!ready)('the Bash tool in the sandbox', () => {
     expect(run.text).toContain("The sandbox's network proxy refused:");
     expect(run.text).toContain('not-allowed.example.com');
     expect(run.text).toContain('sandbox.network.allowedDomains');
+  });
+
+  it('removes a judge the command created where there was none, and tells the model', async () => {
+    const context = makeContext(workspace, { sandbox });
+    const run = await runTool(bashTool, { command: "echo '{}' > .mcp.json" }, context);
+    expect(run.text).toContain('Permission denied: the command created .mcp.json');
+    expect(existsSync(join(workspace.root, '.mcp.json'))).toBe(false);
   });
 });

@@ -12,7 +12,7 @@ const base = {
 };
 
 describe('buildMountPlan', () => {
-  it('mounts in order: root read-only, own /dev and /proc, hidden, /tmp, readable, writable, read-only again', () => {
+  it('mounts in order: root read-only, own /dev and /proc, hidden, /tmp, readable, writable, pinned, read-only again', () => {
     const args = mountArguments(buildMountPlan(base).mounts);
     expect(args.join(' ')).toBe(
       [
@@ -27,6 +27,8 @@ describe('buildMountPlan', () => {
         '--ro-bind /home/runner/.cargo/bin /home/runner/.cargo/bin',
         '--bind /home/runner/work/repo/repo /home/runner/work/repo/repo',
         '--bind /home/runner/.npm /home/runner/.npm',
+        // The folder on the way to a read-only path: a mount point, so it cannot be moved aside.
+        '--bind /home/runner/work/repo/repo/.git /home/runner/work/repo/repo/.git',
         '--ro-bind /home/runner/work/repo/repo/.git/config /home/runner/work/repo/repo/.git/config',
         // Made read-only last, once the mounts inside them exist; the home stays a scratch.
         '--remount-ro /run',
@@ -48,6 +50,41 @@ describe('buildMountPlan', () => {
     expect(args.join(' ')).toContain(
       '--remount-ro /home/runner/work --remount-ro /home/runner/work/_temp',
     );
+  });
+
+  describe('when a read-only path lies several folders deep', () => {
+    const repo = '/home/runner/work/repo/repo';
+    const plan = buildMountPlan({
+      ...base,
+      readOnly: [
+        `${repo}/.github/workflows`,
+        `${repo}/tools/hooks/check.sh`,
+        `${repo}/.git/config`,
+      ],
+    });
+    const args = mountArguments(plan.mounts);
+    const at = (flag: string, path: string) =>
+      args.findIndex((arg, index) => arg === flag && args[index + 2] === path);
+
+    it('pins every folder between the workspace and it, parents before children, before it', () => {
+      for (const folder of ['.github', '.git', 'tools', 'tools/hooks'])
+        expect(at('--bind', `${repo}/${folder}`), folder).toBeGreaterThan(at('--bind', repo));
+      expect(at('--bind', `${repo}/tools`)).toBeLessThan(at('--bind', `${repo}/tools/hooks`));
+      expect(at('--bind', `${repo}/tools/hooks`)).toBeLessThan(
+        at('--ro-bind', `${repo}/tools/hooks/check.sh`),
+      );
+      expect(at('--bind', `${repo}/.github`)).toBeLessThan(
+        at('--ro-bind', `${repo}/.github/workflows`),
+      );
+    });
+
+    it('keeps the pinned folders writable, and neither the root nor anything above it pinned', () => {
+      expect(plan.isWritable(`${repo}/.github/dependabot.yml`)).toBe(true);
+      expect(plan.isWritable(`${repo}/.git/objects/ab/cdef`)).toBe(true);
+      expect(plan.isWritable(`${repo}/.github/workflows/ci.yml`)).toBe(false);
+      expect(args.filter((arg) => arg === repo)).toHaveLength(2);
+      expect(args).not.toContain('/home/runner/work/repo');
+    });
   });
 
   it('leaves out a read-only path outside every writable place (it is read-only already)', () => {

@@ -33,6 +33,7 @@ import { decisionOptions } from '../policy/ask-resolution.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import { SandboxUnavailable } from '../sandbox/host-setup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
+import { judgesRemovedText } from '../sandbox/absent-judges.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
@@ -189,6 +190,12 @@ export async function main(io: CliIo): Promise<number> {
         },
       },
     });
+    sandbox?.sweepJudges();
+    const judgesRemoved = sandbox?.stats().judgesRemoved ?? [];
+    if (judgesRemoved.length > 0) {
+      stderr(`Error: ${judgesRemovedText(judgesRemoved)}\n`);
+      return 1;
+    }
     return result.isError ? 1 : 0;
   } catch (error) {
     if (error instanceof SandboxUnavailable) {

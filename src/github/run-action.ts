@@ -82,7 +82,7 @@ import {
 } from './runner-files.js';
 import type { RunnerFileChange, RunnerFilesSnapshot } from './runner-files.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
-import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
+import { judgesRemovedNote, sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
 import type { RunSandbox } from './run-sandbox.js';
 import type { LoadedPolicy } from '../policy/types.js';
 import { SandboxUnavailable } from '../sandbox/host-setup.js';
@@ -540,6 +540,13 @@ async function work(
     // The session's output (retries, MCP warnings) folds into one group of the step log.
     result = await commands.group('ci-agent: the agent at work', () => session);
     const broken = sandboxBrokeEveryCall(sandbox);
+    // Before git runs: a judge the agent created where there was none (a new .mcp.json,
+    // .github/actions/, .git/config.worktree) is removed, never committed, and fails the run.
+    const judgesRemoved = judgesRemovedNote(sandbox);
+    if (judgesRemoved) {
+      warnings.push(judgesRemoved);
+      commands.warning(masker.mask(judgesRemoved));
+    }
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
     const restored = await restoreGitControl(await gitControl);
@@ -586,6 +593,10 @@ async function work(
       : broken
         ? { conclusion: 'failed' as const, headline: broken }
         : judge(task, result, files.length > 0));
+    if (judgesRemoved && conclusion === 'success') {
+      conclusion = 'failed';
+      headline = `${headline}; but ${judgesRemoved}`;
+    }
     const heldBack =
       commitSha && branch && !pr?.isFork && conclusion !== 'cancelled' && !scan?.findings.length
         ? await (

@@ -38,6 +38,11 @@ export interface CommandWrapper {
   wrap(file: string, args: readonly string[], cwd: string): { file: string; args: string[] };
   /** Whether a run's failure was the wrapper's own (it could not set up), not the command's. */
   isSetupFailure(result: { exitCode: number | null; stderr: string }): boolean;
+  /**
+   * Once nothing of a run is left in the boundary: undoes what it must not have done (the
+   * sandbox removes judges that appeared) and says what, for `ProcessResult.undone`.
+   */
+  afterRun?(): readonly string[];
 }
 
 /** A wrapper with the variables every command run in it gets (the sandbox's TMPDIR, proxy). */
@@ -96,6 +101,8 @@ export interface ProcessResult {
   /** Processes the sweep had to kill after the call (left the group, or outlived the leader). */
   sweptProcesses: number;
   durationMs: number;
+  /** What the wrapper undid after the run (`CommandWrapper.afterRun`); absent when nothing. */
+  undone?: readonly string[];
 }
 
 export interface LeaderExit {
@@ -228,7 +235,11 @@ export function runProcess(options: RunProcessOptions): RunningProcess {
     child.stdout?.destroy();
     child.stderr?.destroy();
     swept += scope.end();
-    const value = snapshot(outcome, exit, swept);
+    const undone = options.sandbox?.afterRun?.() ?? [];
+    const value = {
+      ...snapshot(outcome, exit, swept),
+      ...(undone.length > 0 && { undone }),
+    };
     resolveResult(error === undefined ? value : { ...value, error });
   };
 

@@ -17,17 +17,21 @@
  *      and what the policy lets the sandbox read;
  *   5. writable: a private /tmp, then the workspace (and the other workspace roots) and the
  *      caches the policy names;
- *   6. read-only again inside the writable places: the judges (policy and settings files, hook
+ *   6. each directory between a writable root and a path step 7 keeps read-only, bound onto
+ *      itself (writable as before): a mount point cannot be renamed or removed (EBUSY), so no
+ *      process can move `.github` or `.git` aside and put a directory of its own in their place;
+ *   7. read-only again inside the writable places: the judges (policy and settings files, hook
  *      scripts, `.claude/`, `.mcp.json`, `.github/workflows`, `.github/actions`), the repository's
  *      `.git/config` and `.git/hooks`, and what the policy keeps from writes;
- *   7. hidden files, /dev/null bound over each, read-only (a host device, which nothing in the
+ *   8. hidden files, /dev/null bound over each, read-only (a host device, which nothing in the
  *      sandbox's user namespace may open): the model provider's credential files, wherever they
  *      are in sight (google-github-actions/auth writes its own into the workspace).
  *
  * Pure: paths in, mounts out. Which of the paths exist is the caller's to find out (sandbox.ts);
- * a path that does not exist is left out (bubblewrap cannot mount over nothing).
+ * a path that does not exist is left out (bubblewrap cannot mount over nothing; the judges that
+ * do not exist are kept so by absent-judges.ts).
  */
-import { relative, sep } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import { isInside } from '../tools/paths.js';
 
 export type Mount =
@@ -53,11 +57,11 @@ export interface MountPlanInput {
   readable: readonly string[];
   /** Step 5: writable besides the workspace (the policy's allowWrite: caches). */
   writable: readonly string[];
-  /** Step 6: read-only inside the writable places (judges, .git/config, denyWrite). */
+  /** Step 7: read-only inside the writable places (judges, .git/config, denyWrite). */
   readOnly: readonly string[];
   /** Files and folders bound in as they are (the network proxy's socket). */
   passThrough?: readonly string[];
-  /** Step 7: files hidden where the rest would show them (credential files). Real paths. */
+  /** Step 8: files hidden where the rest would show them (credential files). Real paths. */
   hiddenFiles?: readonly string[];
 }
 
@@ -86,6 +90,8 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
   const readOnly = unique(input.readOnly).filter((path) =>
     writable.some((root) => isInside(path, root)),
   );
+  const pinned = pinnedAncestors(readOnly, writable);
+  const writableTargets = new Set([...writable, ...pinned]);
   // /tmp before the workspace roots: a workspace in /tmp (a temp checkout) stays in sight.
   const privateTmp: Mount = { kind: 'bind', source: input.privateTmp, target: '/tmp' };
   const mounts: Mount[] = [
@@ -106,7 +112,11 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
       source: path,
       target: path,
     })),
-    ...writable.map((path): Mount => ({ kind: 'bind', source: path, target: path })),
+    ...[...writable, ...pinned].map((path): Mount => ({
+      kind: 'bind',
+      source: path,
+      target: path,
+    })),
     // What is hidden inside a writable place (a runner's temp folder in the workspace) stays so.
     ...hidden
       .filter((path) => writable.some((root) => path !== root && isInside(path, root)))
@@ -142,7 +152,7 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     if (inPrivateTmp(path)) return true;
     if (isHidden(path)) return false;
     const mount = decisive(path);
-    return mount?.kind === 'bind' && writable.includes(mount.target);
+    return mount?.kind === 'bind' && writableTargets.has(mount.target);
   };
   const hostPath = (path: string): string => {
     if (decisive(path) !== privateTmp) return path;
@@ -150,6 +160,25 @@ export function buildMountPlan(input: MountPlanInput): MountPlan {
     return rest === '' ? input.privateTmp : `${input.privateTmp}${sep}${rest}`;
   };
   return { mounts, isHidden, isWritable, hostPath };
+}
+
+/**
+ * Step 6: the directories strictly between each read-only path and the deepest writable root
+ * that holds it, parents first (a mount made later over a parent would hide the child's).
+ * Real paths: every one of them is a directory, as the read-only path below it exists.
+ */
+function pinnedAncestors(readOnly: readonly string[], writable: readonly string[]): string[] {
+  const pinned = new Set<string>();
+  for (const path of readOnly) {
+    const root = writable
+      .filter((candidate) => isInside(path, candidate))
+      .reduce((deepest, candidate) => (candidate.length > deepest.length ? candidate : deepest));
+    for (let parent = dirname(path); parent !== root && isInside(parent, root);) {
+      pinned.add(parent);
+      parent = dirname(parent);
+    }
+  }
+  return [...pinned].sort((a, b) => a.split(sep).length - b.split(sep).length);
 }
 
 /**

@@ -24,7 +24,7 @@
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, lstatSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { runProcess, type CommandWrapper } from '../process/run-process.js';
 import { findExecutable } from '../util/find-executable.js';
 import { runHostTool } from './host-tools.js';
@@ -36,6 +36,7 @@ import { isInside } from '../tools/paths.js';
 import type { SandboxView } from '../tools/tool.js';
 import { JUDGES_IN_ROOT } from '../permissions/judges.js';
 import { findCredentialFiles } from '../util/credential-files.js';
+import { watchAbsentJudges } from './absent-judges.js';
 
 export interface SandboxPolicy {
   allowedDomains: readonly string[];
@@ -71,14 +72,38 @@ export interface Sandbox extends SandboxView {
    * Commands started in it; of the Bash calls and test commands (whose results are checked),
    * how many it could not set up, and the last such failure's first line.
    */
-  stats(): { commands: number; checked: number; setupFailures: number; lastFailure?: string };
+  stats(): {
+    commands: number;
+    checked: number;
+    setupFailures: number;
+    lastFailure?: string;
+    /** Judges that appeared where there were none, and were removed (relative to their root). */
+    judgesRemoved: string[];
+  };
+  /**
+   * Removes what appeared at a judge location that was absent at the start (absent-judges.ts);
+   * returns it. Run after every command the sandbox wraps, and by `close`.
+   */
+  sweepJudges(): string[];
   close(): Promise<void>;
 }
 
 /** Tool folders under a home that hold programs and no credentials (GitHub-hosted images). */
 const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools'];
-/** Inside every writable root: what runs git's programs, and the judges (judges.ts). */
-const PROTECTED_IN_ROOTS = ['.git/config', '.git/hooks', ...JUDGES_IN_ROOT];
+/**
+ * Inside every writable root: where git finds programs to run and filters to apply (the config
+ * and the per-worktree config, the hooks, the attributes, and `commondir`, which would make
+ * another folder's config the repository's), and the judges (judges.ts). Those that exist are
+ * mounted read-only; those that do not are kept absent (absent-judges.ts).
+ */
+const PROTECTED_IN_ROOTS = [
+  '.git/config',
+  '.git/config.worktree',
+  '.git/commondir',
+  '.git/hooks',
+  '.git/info/attributes',
+  ...JUDGES_IN_ROOT,
+];
 
 export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
   const tools = findTools(request.env.PATH);
@@ -109,11 +134,19 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         },
       });
     }
+    const { absentJudges: absentCandidates, ...planInput } = layout(request);
     const plan = buildMountPlan({
-      ...layout(request),
+      ...planInput,
       privateTmp,
       ...(network && { passThrough: [socketDir] }),
     });
+    const absentJudges = watchAbsentJudges(absentCandidates);
+    const judgesRemoved: string[] = [];
+    const sweepJudges = () => {
+      const removed = absentJudges.sweep();
+      judgesRemoved.push(...removed);
+      return removed;
+    };
     const fixedArgs = (disableUserns: boolean) => [
       '--unshare-user',
       '--unshare-pid',
@@ -178,6 +211,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         counts.commands++;
         return wrap(file, args, cwd);
       },
+      afterRun: sweepJudges,
+      sweepJudges,
       isSetupFailure: (result) => {
         counts.checked++;
         if (!isSetupFailure(result)) return false;
@@ -190,6 +225,7 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         checked: counts.checked,
         setupFailures: counts.setupFailures,
         ...(counts.lastFailure !== undefined && { lastFailure: counts.lastFailure }),
+        judgesRemoved: [...new Set(judgesRemoved)],
       }),
       networkMark: () => refusals.length,
       networkRefusalsSince: (mark) => [...new Set(refusals.slice(mark))],
@@ -200,6 +236,7 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
         `bubblewrap ${version}: no credentials, the runner's files hidden, ` +
         (domains.length > 0 ? `network only to ${domains.join(', ')}` : 'no network'),
       close: async () => {
+        sweepJudges();
         await proxy?.close();
         rmSync(base, { recursive: true, force: true });
       },
@@ -292,7 +329,31 @@ function layout(request: SandboxRequest) {
       ...request.judges,
       ...policy.denyWrite,
     ]),
+    absentJudges: roots.flatMap((root) =>
+      PROTECTED_IN_ROOTS.flatMap((path) => {
+        const location = join(root, path);
+        if (real(location) !== undefined) return [];
+        const where = realLocation(location);
+        const inRoot = roots.find((candidate) => isInside(where, candidate));
+        return inRoot ? [{ root: inRoot, path: where }] : [];
+      }),
+    ),
   };
+}
+
+/**
+ * Where an absent path would be created: below the real path of its nearest existing folder
+ * (`.github` may be a link into the repository), so that the check walks no link that was there.
+ */
+function realLocation(path: string): string {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    try {
+      return join(realpathSync(at), relative(at, path));
+    } catch {
+      // absent too: look one folder up
+    }
+  }
+  return path;
 }
 
 /**

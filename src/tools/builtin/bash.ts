@@ -231,6 +231,10 @@ function toOutput(
     notes.push(`The shell could not start: ${result.error}`);
   for (const refusal of networkRefusals)
     notes.push(`The sandbox's network proxy refused: ${refusal}`);
+  if (result.judgesRemoved)
+    notes.push(
+      `Permission denied: the command created ${result.judgesRemoved.join(', ')}, where the files that configure and check this run (policy, settings, MCP servers, CI workflows, git's configuration) live; they are not the agent's to change, and the sandbox removed what was created`,
+    );
   if (result.sandboxFailed)
     notes.push(
       "The sandbox could not be set up for this command, so it did not run (the message above is the sandbox's, not the command's)",

@@ -44,6 +44,8 @@ export interface CommandResult {
   sweptProcesses: number;
   /** The sandbox could not be set up for this call: the command did not run. */
   sandboxFailed?: boolean;
+  /** Judges the command created where there were none: the sandbox removed them. */
+  judgesRemoved?: readonly string[];
 }
 
 export interface RunningCommand {
@@ -81,6 +83,7 @@ export function runCommand(options: RunCommandOptions): RunningCommand {
     ...(done.error !== undefined && { error: done.error }),
     processScope: done.scope,
     sweptProcesses: done.sweptProcesses,
+    ...(done.undone && { judgesRemoved: done.undone }),
     ...(options.sandbox?.isSetupFailure({
       exitCode: done.exitCode,
       stderr: done.stderr.text,
