@@ -156,6 +156,8 @@ export async function main(io: CliIo): Promise<number> {
         ask: policy.permissions.ask,
       },
       ...decisionOptions(policy),
+      // A --mcp-config file configures the run as the policy does: a judge (judges.ts).
+      judgePaths: [...decisionOptions(policy).judgePaths, ...mcpConfigFiles(settings.mcpConfig)],
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
       transcriptPath,
@@ -237,4 +239,9 @@ function configureProvider(policy: LoadedPolicy, settings: CliSettings, io: CliI
     requestedModel: settings.model,
     cwd: io.cwd,
   });
+}
+
+/** The --mcp-config values that name files (the others are inline JSON), as given. */
+function mcpConfigFiles(values: readonly string[]): string[] {
+  return values.filter((value) => !value.trimStart().startsWith('{'));
 }
