@@ -99,6 +99,8 @@ const JUDGE_ATTACKS = [
   'git apply ../outside/p.diff',
   'git mv .github/ci-agent.yml x.yml',
   'git -C . checkout evil -- src',
+  'git checkout -',
+  'git switch main',
   // programs whose writes are not in the table
   "perl -pi -e 's/a/b/' .github/ci-agent.yml",
   'patch -p1 < ../outside/p.diff',
@@ -140,6 +142,10 @@ const ORDINARY = [
   'rm -f "$TMPFILE"',
   'echo done > "$OUT"',
   'python3 -c "print(1)"',
+  'git -C src add x.ts',
+  // the script an interpreter runs is run, not written (a hook script is a judge)
+  'node scripts/guard.mjs --fix',
+  'bash .claude/hooks/check.sh',
 ];
 
 describe('decide on a Bash command that could change a judge', () => {

@@ -79,7 +79,24 @@ function wordsOf(command: SimpleCommand): Word[] {
   const targets = command.redirections
     .filter((redirection) => !['<<', '<<-', '<<<'].includes(redirection.operator))
     .map((redirection) => redirection.target);
-  return [...args.filter((arg) => !reads.has(arg)), ...values, ...targets];
+  const script = scriptRun(name.value, args);
+  const named = args.filter((arg) => !reads.has(arg) && arg !== script);
+  return [...named, ...values, ...targets];
+}
+
+const INTERPRETERS = /^(?:ba|da|z|k)?sh$|^(?:node|deno|bun|perl|ruby|php|python[\d.]*)$/;
+/**
+ * The script file an interpreter runs (`node scripts/check.mjs`, `bash .claude/hooks/guard.sh`):
+ * run, not written. None when the code comes inline (`-c`, `-e`, `-p`) or a module is named.
+ */
+function scriptRun(name: string, args: readonly Word[]): Word | undefined {
+  if (!INTERPRETERS.test(posix.basename(name))) return undefined;
+  for (const arg of args) {
+    if (/^-[A-Za-z]*[ceEpm]/.test(arg.value) || /^--(eval|print)\b/.test(arg.value))
+      return undefined;
+    if (!arg.value.startsWith('-')) return arg;
+  }
+  return undefined;
 }
 
 /** `.claude`, `.mcp.json`, `.github/ci-agent.yml`, … written inside `text`: in any directory. */
@@ -176,19 +193,32 @@ function gitTreeChanges(
   below: (words: readonly Word[]) => FileOperand[],
 ): FileOperand[] {
   let index = 0;
+  let moved = false;
   for (; index < args.length; index++) {
     const value = (args[index] as Word).value;
     if (!value.startsWith('-')) break;
-    if (/^(-C|--work-tree|--git-dir)(=|$)/.test(value)) return [ANYTHING];
+    if (/^(-C|--work-tree|--git-dir)(=|$)/.test(value)) moved = true;
     if (GIT_GLOBAL_VALUES.has(value)) index++;
   }
-  const subcommand = args[index]?.value ?? '';
-  const rest = args.slice(index + 1);
+  const changes = subcommandChanges(args.slice(index), directories, below);
+  // In another directory or tree, the paths it names are not where they seem.
+  return moved && changes.length > 0 ? [ANYTHING] : changes;
+}
+
+function subcommandChanges(
+  args: readonly Word[],
+  directories: readonly string[],
+  below: (words: readonly Word[]) => FileOperand[],
+): FileOperand[] {
+  const subcommand = args[0]?.value ?? '';
+  const rest = args.slice(1);
   const values = rest.map((word) => word.value);
   const dashes = values.indexOf('--');
   const options = dashes === -1 ? values : values.slice(0, dashes);
   const positional = (dashes === -1 ? rest : rest.slice(0, dashes)).filter(
-    (word, at, all) => !word.value.startsWith('-') && !takesValue(all[at - 1]?.value),
+    // `-` alone is the previous branch (`git checkout -`).
+    (word, at, all) =>
+      (word.value === '-' || !word.value.startsWith('-')) && !takesValue(all[at - 1]?.value),
   );
   const paths = dashes === -1 ? [] : rest.slice(dashes + 1);
   const pathspecs = (words: readonly Word[]) =>
