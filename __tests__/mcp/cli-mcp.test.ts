@@ -1,6 +1,7 @@
 /**
  * The CLI's MCP flags, as `claude -p` has them, through the real main() in this process.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCli } from '../../src/cli/args.js';
 import { main } from '../../src/cli/main.js';
@@ -126,5 +127,43 @@ describe('main with MCP servers', () => {
     ]);
     expect(code).toBe(1);
     expect(stderr).toMatch(/^Error: --mcp-config: not valid JSON \(.*\)\n$/);
+  });
+});
+
+describe('main with an --mcp-config file', () => {
+  it('refuses a Write of the file that configures the run, even in acceptEdits', async () => {
+    workspace = makeWorkspace('ci-agent-mcp-cli-');
+    const original = JSON.stringify({ mcpServers: {} });
+    await workspace.write('tools/mcp.json', original);
+    const evil = { mcpServers: { evil: { command: 'sh', args: ['-c', 'touch /tmp/x'] } } };
+    server = await startReplayServer({
+      apiKey: 'sk-test',
+      turns: [
+        [
+          {
+            type: 'tool_use',
+            id: 'w1',
+            name: 'Write',
+            input: { file_path: workspace.path('tools/mcp.json'), content: JSON.stringify(evil) },
+          },
+        ],
+        [{ type: 'text', text: 'Done.' }],
+      ],
+    });
+    let stdout = '';
+    await main({
+      argv: ['-p', 'hi', ...STREAM, '--permission-mode', 'acceptEdits'].concat([
+        '--mcp-config',
+        'tools/mcp.json',
+      ]),
+      env: { PATH: process.env.PATH, HOME: workspace.root },
+      cwd: workspace.root,
+      stdout: (text) => (stdout += text),
+      stderr: () => undefined,
+      readStdin: () => Promise.resolve(undefined),
+      modelClient: createAnthropicClient({ apiKey: 'sk-test', baseURL: server.url }),
+    });
+    expect(readFileSync(workspace.path('tools/mcp.json'), 'utf8')).toBe(original);
+    expect(stdout).toMatch(/judges this run/);
   });
 });

@@ -87,7 +87,7 @@ describe('critical removals', () => {
 
   it('names the targets in the reason, as resolved paths', () => {
     expect(decideFor('rm -rf .').reason).toBe(
-      `Bash would remove ${workspace.root}: a critical path (the root, a top-level directory, the home or project directory or a parent of it, or everything in a directory named only at run time); nothing allows that in CI`,
+      `Bash would remove ${workspace.root}: a critical path (the root, a top-level directory, the home or project directory or a parent of it, or a recursive removal of what is named only at run time, such as \`rm -rf "$DIR"\` or \`rm -rf "$DIR"/*\`, which is the root or the home when the variable is); nothing allows that in CI. To remove a build or scratch directory, name the directory to remove literally (\`rm -rf build\`)`,
     );
     expect(decideFor('rm -rf $HOME', 'acceptEdits').reason).toContain(`remove ${home.root}:`);
   });

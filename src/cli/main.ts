@@ -227,11 +227,10 @@ function runRecordFiles(
   transcriptPath: string | undefined,
   cwd: string,
 ): string[] {
-  const configFiles = settings.mcpConfig.filter((value) => !value.trimStart().startsWith('{'));
   return [
     ...(settings.logFile ? [resolve(cwd, settings.logFile)] : []),
     ...(transcriptPath ? [transcriptPath] : []),
-    ...configFiles.map((file) => resolve(cwd, file)),
+    ...mcpConfigFiles(settings.mcpConfig).map((file) => resolve(cwd, file)),
   ];
 }
 
@@ -267,4 +266,9 @@ function configureProvider(policy: LoadedPolicy, settings: CliSettings, io: CliI
     requestedModel: settings.model,
     cwd: io.cwd,
   });
+}
+
+/** The --mcp-config values that name files (the others are inline JSON), as given. */
+function mcpConfigFiles(values: readonly string[]): string[] {
+  return values.filter((value) => !value.trimStart().startsWith('{'));
 }

@@ -50,6 +50,7 @@ export function floorVerdict(request: FloorRequest, policy: PermissionPolicy): V
     credentialsVerdict(request, policy) ??
     outsideVerdict(request, policy) ??
     judgeVerdict(request, policy, written) ??
+    possibleJudgeVerdict(request, policy) ??
     protectedVerdict(request, policy, written) ??
     planVerdict(request, policy)
   );
@@ -154,7 +155,7 @@ function criticalVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict
     behavior: 'deny',
     source: 'critical-path',
     matchedRules: [],
-    reason: `${request.toolName} would remove ${critical.join(', ')}: a critical path (the root, a top-level directory, the home or project directory or a parent of it, or everything in a directory named only at run time); nothing allows that in CI`,
+    reason: `${request.toolName} would remove ${critical.join(', ')}: a critical path (the root, a top-level directory, the home or project directory or a parent of it, or a recursive removal of what is named only at run time, such as \`rm -rf "$DIR"\` or \`rm -rf "$DIR"/*\`, which is the root or the home when the variable is); nothing allows that in CI. To remove a build or scratch directory, name the directory to remove literally (\`rm -rf build\`)`,
   };
 }
 
@@ -170,6 +171,26 @@ function judgeVerdict(
     source: 'judge',
     matchedRules: [],
     reason: `${request.toolName} would change ${unique(judges).join(', ')}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows); no mode, rule or hook lets the agent change what judges it`,
+  };
+}
+
+/**
+ * Fail closed (bash/possible-writes.ts): a command not known to be read-only that names a judge,
+ * holds a judge's name in a script, or rewrites the tree (git, an archive, a patch) where
+ * judges live.
+ */
+function possibleJudgeVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {
+  const judges = judgesWritten(
+    request.request.mayWrite ?? [],
+    policy.workspaceRoots,
+    policy.judgePaths,
+  );
+  if (judges.length === 0) return undefined;
+  return {
+    behavior: 'deny',
+    source: 'judge',
+    matchedRules: [],
+    reason: `${request.toolName} could change ${unique(judges).join(', ')}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows): the command is not known to be read-only and names it, or rewrites the tree it is in (git checkout of another ref, reset --hard, stash pop, apply; tar x, unzip, patch). No mode, rule or hook lets the agent change what judges it. Read it with the Read tool or a read-only command on its own; for git or an archive, name the paths or the directory you mean (\`git checkout <ref> -- src/\`, \`tar -xf x.tar -C build\`)`,
   };
 }
 

@@ -19,7 +19,11 @@ import { isInside } from '../tools/paths.js';
 
 /** Relative to a workspace root; compared in lower case. */
 const JUDGE_DIRECTORIES = ['.claude', '.github/workflows', '.github/actions'];
-const JUDGE_FILES = ['.mcp.json', '.github/ci-agent.yml', '.github/ci-agent.yaml'];
+/** The policy loader's default names (policy/load-policy.ts) are all here. */
+const JUDGE_FILES = [
+  '.mcp.json',
+  ...['.github/ci-agent.yml', '.github/ci-agent.yaml', '.github/ci-agent.json'],
+];
 const EXEMPT = '.claude/worktrees';
 /** Every judge location in a workspace root, relative to it (what the sandbox also keeps read-only). */
 export const JUDGES_IN_ROOT: readonly string[] = [...JUDGE_DIRECTORIES, ...JUDGE_FILES];

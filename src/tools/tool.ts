@@ -45,6 +45,12 @@ export interface PermissionRequest {
    * or the mode default: they can only add a denial to what the command is allowed as a command.
    */
   fileOperands?: readonly FileOperand[];
+  /**
+   * What a command not known to be read-only may change beyond its visible writes (Bash:
+   * bash/possible-writes.ts): every word that may name a file, a judge's name inside a script,
+   * the tree git or an archive tool rewrites. Read by the judges floor only, which fails closed.
+   */
+  mayWrite?: readonly FileOperand[];
 }
 
 /** A file a command reads or writes, as far as its words tell. */

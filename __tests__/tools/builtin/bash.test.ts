@@ -263,6 +263,8 @@ describe('bashTool', () => {
       expect(bashTool.checkPermissions(input, context)).toEqual({
         access: 'execute',
         ruleContent: 'npm test',
+        // Every word may name what it changes, for the judges floor (bash/possible-writes.ts).
+        mayWrite: [{ path: workspace.path('test'), access: 'write' }],
       });
     });
 
@@ -276,6 +278,11 @@ describe('bashTool', () => {
         fileOperands: [
           { path: workspace.path('sub/out.txt'), access: 'write' },
           { path: workspace.path('.env'), access: 'read' },
+        ],
+        // grep's pattern and its output, not the file it reads.
+        mayWrite: [
+          { path: workspace.path('sub/KEY'), access: 'write' },
+          { path: workspace.path('sub/out.txt'), access: 'write' },
         ],
       });
     });

@@ -22,6 +22,7 @@ import { effectiveTimeoutMs, readBashLimits } from './bash/limits.js';
 import type { BashOutput } from './bash/output.js';
 import { isNoOutputExpected } from './bash/no-output.js';
 import { formatStderr, formatStdout, isErrorOutput, renderBashOutput } from './bash/output.js';
+import { possibleWrites } from './bash/possible-writes.js';
 import { isReadOnlyCommand } from './bash/read-only.js';
 import { readScope } from './bash/read-scope.js';
 import type { CommandResult } from './bash/run-command.js';
@@ -92,6 +93,14 @@ export const bashTool = defineTool({
       env: context.env,
     });
     const readOnly = isReadOnlyCommand(input.command);
+    // What it may change that its words do not show, for the judges floor (fails closed).
+    const mayWrite = readOnly
+      ? []
+      : possibleWrites(input.command, {
+          cwd: context.shell.cwd,
+          homeDir: context.env.HOME ?? homedir(),
+          env: context.env,
+        });
     // What a read-only command reads, for the mode default's workspace check.
     const scope = readOnly
       ? readScope(input.command, {
@@ -105,6 +114,7 @@ export const bashTool = defineTool({
       access: readOnly ? 'read' : 'execute',
       ruleContent: input.command,
       ...(fileOperands.length > 0 && { fileOperands }),
+      ...(mayWrite.length > 0 && { mayWrite }),
       ...(scope && scope.paths.length > 0 && { paths: scope.paths }),
       ...(scope && scope.outside.length > 0 && { readsOutside: scope.outside }),
     };

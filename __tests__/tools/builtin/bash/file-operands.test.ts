@@ -133,8 +133,16 @@ describe('bashFileOperands', () => {
       ['cat ~/.ssh/id_rsa', [`read ${HOME}/.ssh/id_rsa`]],
       ['cat "$F"', []],
       ['cat $F', []],
-      ['cat "$DIR/.env"', ['read pattern /**/.env']],
-      ['cat $(pwd)/.env', ['read pattern /**/.env']],
+      // The unknown directory may be a dot directory (`.github`, `.claude`).
+      ['cat "$DIR/.env"', ['read pattern(dot) /**/.env']],
+      ['cat $(pwd)/.env', ['read pattern(dot) /**/.env']],
+      ['cat "$D/sub/b.txt"', ['read pattern(dot) /**/sub/b.txt']],
+      // bash's $PWD and $OLDPWD tildes; $PWD itself.
+      ['cat ~+/.env', ['read ./.env']],
+      ['cat "$PWD/.env"', ['read ./.env']],
+      ['cat ${PWD}/sub/b.txt', ['read ./sub/b.txt']],
+      ['cat ~-/.env', ['read pattern(dot) /**/.env']],
+      ['cat "$OLDPWD/.env"', ['read pattern(dot) /**/.env']],
       ['cat ${X}.env', []],
       ['cat $((1+1))', []],
     ];
@@ -180,6 +188,47 @@ describe('bashFileOperands', () => {
     });
   });
 
+  describe('when a cd goes where only run time or a glob tells', () => {
+    const table: Array<[string, string[]]> = [
+      // A glob is placed as bash expands it: its literal directory and what it matches now.
+      ['cd su[b] && cat b.txt', ['read ./b.txt', 'read ./sub/b.txt']],
+      ['cd "$D" && cat b.txt', ['read ./b.txt', 'read pattern(dot) /**/b.txt']],
+      ['cd $(echo sub) && cat .env', ['read ./.env', 'read pattern(dot) /**/.env']],
+      ['cd - && cat .env', ['read ./.env', 'read pattern(dot) /**/.env']],
+    ];
+    it.each(table)('%s → %j', (command, expected) => {
+      expect(operands(command)).toEqual([...expected].sort());
+    });
+
+    it('takes a relative word in an unknown directory under CDPATH', () => {
+      expect(operands('cd x && cat .env', { CDPATH: '/elsewhere' })).toEqual([
+        'read ./.env',
+        'read pattern(dot) /**/.env',
+      ]);
+    });
+  });
+
+  describe('when a removal names what only run time knows', () => {
+    const removals = (command: string, cwd?: string) =>
+      bashFileOperands(command, { cwd: cwd ?? workspace.root, homeDir: HOME, env: {} })
+        .filter((operand) => operand.removes)
+        .map((operand) => operand.path.replace(workspace.root, '.'));
+
+    it('gives a recursive removal of an unknown directory as /*', () => {
+      expect(removals('H=$HOME; rm -rf "$H"')).toEqual(['/*']);
+      expect(removals('cd "$D" && rm -rf .')).toContain('/*');
+    });
+
+    it('resolves $PWD and ~+ to the directory the command runs in', () => {
+      expect(removals('rm -rf -- "$PWD"')).toEqual(['.']);
+      expect(removals('cd ~ && rm -rf ~+')).toEqual(['.', HOME]);
+    });
+
+    it('leaves a plain removal of an unknown file unplaced', () => {
+      expect(removals('rm -f "$TMPFILE"')).toEqual([]);
+    });
+  });
+
   describe('when the command does not parse', () => {
     it('takes every word for a file read', () => {
       expect(operands('if true; then cat .env; fi')).toEqual(
@@ -196,7 +245,7 @@ describe('bashFileOperands', () => {
 
     it('keeps patterns and names in unknown directories', () => {
       expect(operands('for f in .e*; do cat "$D/.env"; done')).toEqual(
-        expect.arrayContaining(['read ./.env', 'read pattern ./.e*', 'read pattern /**/.env']),
+        expect.arrayContaining(['read ./.env', 'read pattern ./.e*', 'read pattern(dot) /**/.env']),
       );
     });
   });

@@ -194,9 +194,12 @@ export function commandFileWords(name: string, args: readonly Word[]): FileWord[
     case 'write':
       operands.forEach(write);
       break;
-    case 'remove':
-      for (const word of operands) files.push({ word, access: 'write', removes: true });
+    case 'remove': {
+      const recursive = name === 'rm' && args.some(isRecursiveOption);
+      for (const word of operands)
+        files.push({ word, access: 'write', removes: true, ...(recursive && { recursive }) });
       break;
+    }
     case 'script-then-read':
       if (!scan.scriptGiven) operands = operands.slice(1);
       // awk's `name=value` operands are assignments, not files.
@@ -236,6 +239,12 @@ export function commandFileWords(name: string, args: readonly Word[]): FileWord[
       break;
   }
   return files;
+}
+
+/** `-r`, `-R`, `--recursive`, or a cluster holding r or R (`-rf`, `-fR`). */
+function isRecursiveOption(arg: Word): boolean {
+  const value = arg.value;
+  return value === '--recursive' || (/^-[^-]/.test(value) && /[rR]/.test(value));
 }
 
 /** `destination/basename(source)`, for a copy into a directory. */

@@ -37,7 +37,7 @@ import { realPathOf } from '../../paths.js';
 import type { FileOperand } from '../../tool.js';
 import { commandFileWords } from './file-commands.js';
 import { tooManyStars } from './glob-limits.js';
-import { isStandardDevice } from './read-paths.js';
+import { isStandardDevice, wordPlaces } from './read-paths.js';
 import type { FileAccess, FileWord } from './file-commands.js';
 import { allCommands, parseCommand } from '../../../shell/parse-command.js';
 import type { ExpansionKind, Redirection, SimpleCommand, Word } from '../../../shell/types.js';
@@ -78,10 +78,13 @@ export function bashFileOperands(command: string, context: OperandContext): File
   const parsed = parseCommand(command);
   const commands = parsed.ok ? allCommands(parsed.commands) : [];
   const words = parsed.ok ? commands.flatMap(fileWordsOf) : fallbackWords(command);
-  const directories = workingDirectories(commands, context);
+  const directories = parsed.ok
+    ? workingDirectories(commands, context)
+    : { directories: [context.cwd], unknown: false };
   const operands = new Map<string, FileOperand>();
-  for (const { word, access, removes } of words) {
-    const resolved = resolveWord(word, access, directories, context.homeDir, dot, removes);
+  for (const { word, access, removes, recursive } of words) {
+    const removal = { ...(removes && { removes }), ...(recursive && { recursive }) };
+    const resolved = resolveWord(word, access, directories, context.homeDir, dot, removal);
     for (const operand of removes ? resolved.map((each) => ({ ...each, removes })) : resolved) {
       operands.set(
         `${operand.access} ${operand.removes ? 'removed ' : ''}${operand.pattern ? 'pattern' : 'path'} ${operand.path}`,
@@ -134,51 +137,79 @@ function redirectionFiles({ operator, target }: Redirection): FileWord[] {
   }
 }
 
-/** The cwd, and every directory a `cd` or `pushd` in the command could move to. */
-function workingDirectories(commands: readonly SimpleCommand[], context: OperandContext) {
+/**
+ * Where the command's words may be taken from: the cwd and every directory a `cd` or `pushd` in
+ * the command could move to. `unknown`: some cd goes where only run time knows (`cd "$D"`,
+ * `cd -`, `cd $(…)`, through CDPATH); a relative word may then be in any directory. A cd to a
+ * glob goes to what the glob matches (read-paths.ts places it, as read-scope.ts does).
+ */
+export interface WorkingDirectories {
+  directories: string[];
+  unknown: boolean;
+}
+
+export function workingDirectories(
+  commands: readonly SimpleCommand[],
+  context: OperandContext,
+): WorkingDirectories {
   const directories = [context.cwd];
+  let unknown = false;
   for (const command of commands) {
     const [name, ...args] = command.words;
     if (name?.value !== 'cd' && name?.value !== 'pushd') continue;
-    const target = args.find((word) => !/^-[LPe@]*$/.test(word.value));
-    if (target && !isLiteral(target)) continue;
-    const value = target ? expandTilde(target.value, context.homeDir) : context.homeDir;
-    for (const directory of [...directories]) {
-      if (directories.length >= MAX_DIRECTORIES) break;
-      const next = posix.resolve(directory, value);
-      if (!directories.includes(next)) directories.push(next);
+    const target = args.find((word) => !/^-[LPe@]+$/.test(word.value) && word.value !== '--');
+    const relative = target !== undefined && !/^[/~]|^\$HOME\b|^\$\{HOME\}/.test(target.value);
+    const places =
+      target?.value === '-' || (relative && (context.env.CDPATH ?? '') !== '')
+        ? { unknown: 'cd - or CDPATH' }
+        : target
+          ? wordPlaces(target, directories, context.homeDir)
+          : { paths: [context.homeDir] };
+    if ('unknown' in places) {
+      unknown = true;
+      continue;
+    }
+    for (const next of places.paths) {
+      if (directories.length >= MAX_DIRECTORIES) unknown = true;
+      else if (!directories.includes(next)) directories.push(next);
     }
   }
-  return directories;
+  return { directories, unknown };
 }
 
-function resolveWord(
+/** `$PWD`, `${PWD}` and `~+` are the directory the word is used in; `~-`, `$OLDPWD` are not known. */
+const CURRENT_DIRECTORY = /^(?:\$PWD|\$\{PWD\}|~\+)(?=\/|$)/;
+const PREVIOUS_DIRECTORY = /^(?:\$OLDPWD|\$\{OLDPWD\}|~-)(?=\/|$)/;
+
+export function resolveWord(
   word: Word,
   access: FileAccess,
-  directories: readonly string[],
+  where: WorkingDirectories,
   homeDir: string,
   dot: boolean,
-  removes?: true,
+  removal?: Pick<FileWord, 'removes' | 'recursive'>,
 ): FileOperand[] {
   const home = /^(?:\$HOME|\$\{HOME\})(\/[^$`]*)?$/.exec(word.value);
+  const current = CURRENT_DIRECTORY.exec(word.value);
   // `$HOME/x` names the same file as `~/x`: the tools' HOME is the one known here.
-  const value = home ? `${homeDir}${home[1] ?? ''}` : word.value;
+  const value = home
+    ? `${homeDir}${home[1] ?? ''}`
+    : current
+      ? `.${word.value.slice(current[0].length)}`
+      : word.value.replace(PREVIOUS_DIRECTORY, '$OLDPWD');
   if (value === '' || value === '-') return [];
-  if (!home && word.expansions.some((kind) => RUN_TIME_EXPANSIONS.has(kind))) {
-    const slash = value.lastIndexOf('/');
-    const name = value.slice(slash + 1);
-    // `rm -rf "$DIR"/*`: everything in a directory known only at run time (empty: `/`).
-    if (removes && name === '*' && slash !== -1) return [{ path: '/*', access, pattern: { dot } }];
-    // `$DIR/.env`: a known name in an unknown directory. Anything else is unknown.
-    if (slash === -1 || name === '' || /[$`(){}]/.test(name)) return [];
-    return [{ path: `/**/${name}`, access, pattern: { dot } }];
-  }
+  const runTime = current
+    ? /[$`]/.test(value)
+    : !home &&
+      (word.expansions.some((kind) => RUN_TIME_EXPANSIONS.has(kind)) || value !== word.value);
+  if (runTime) return inUnknownDirectory(value, access, dot, removal);
   const expanded = word.expansions.includes('tilde') ? expandTilde(value, homeDir) : value;
-  const paths = posix.isAbsolute(expanded)
+  const absolute = posix.isAbsolute(expanded);
+  const paths = absolute
     ? [expanded]
-    : directories.map((directory) => `${directory}/${expanded}`);
+    : where.directories.map((directory) => `${directory}/${expanded}`);
   const isPattern = word.expansions.includes('glob') || word.expansions.includes('brace');
-  return paths.flatMap((path): FileOperand[] => {
+  const known = paths.flatMap((path): FileOperand[] => {
     if (!isPattern) return withRealPath(path).map((each) => ({ path: each, access }));
     const pattern = posix.normalize(path);
     return [
@@ -188,6 +219,37 @@ function resolveWord(
         .map((each) => ({ path: each, access })),
     ];
   });
+  // After a cd to a place known only at run time, a relative word may be anywhere.
+  return absolute || !where.unknown
+    ? known
+    : [...known, ...inUnknownDirectory(`$CD/${expanded}`, access, dot, removal)];
+}
+
+/**
+ * A word whose directory is known only at run time (`$DIR/.env`, `"$D/x/ci-agent.yml"`): the
+ * literal segments after the last expansion, in any directory, with `*` free to match the dot
+ * segments of the unknown part (`/**\/ci-agent.yml` reaches `.github/ci-agent.yml`). A removal of
+ * something wholly unknown (`rm -rf "$DIR"/*`, `rm -rf "$H"`, which is `rm -rf /*` or the home
+ * when the variable is) is given as `/*`: it could be anything.
+ */
+function inUnknownDirectory(
+  value: string,
+  access: FileAccess,
+  dot: boolean,
+  removal?: Pick<FileWord, 'removes' | 'recursive'>,
+): FileOperand[] {
+  const segments = value.split('/');
+  const last = segments.findLastIndex((segment) => /[$`]/.test(segment));
+  const tail = posix.normalize(segments.slice(last + 1).join('/') || '.');
+  const known = tail.split('/').filter((segment) => !['', '.', '..'].includes(segment));
+  const name = known.at(-1);
+  const anything = [{ path: '/*', access, pattern: { dot } }];
+  if (removal?.removes && (name === undefined || /^[*?]+$/.test(name))) {
+    // `rm -rf "$DIR"/*` or a recursive removal of a directory named only at run time.
+    if (name !== undefined || removal.recursive) return anything;
+  }
+  if (name === undefined || known.some((segment) => /[$`(){}]/.test(segment))) return [];
+  return [{ path: `/**/${known.join('/')}`, access, pattern: { dot: true } }];
 }
 
 /** The path normalized, and where it really leads (`link/..` goes where the kernel goes). */
@@ -230,17 +292,14 @@ function fallbackWords(command: string): FileWord[] {
     .map((token) => ({ word: tokenWord(token), access: 'read' as const }));
 }
 
-function tokenWord(token: string): Word {
+/** A word of a command that does not parse, with the expansions its characters suggest. */
+export function tokenWord(token: string): Word {
   const expansions: ExpansionKind[] = [];
   if (token.includes('$')) expansions.push('parameter');
   if (/[*?]/.test(token) || /\[.*\]/.test(token)) expansions.push('glob');
   if (/\{.*,.*\}/.test(token)) expansions.push('brace');
   if (token.startsWith('~')) expansions.push('tilde');
   return { raw: token, value: token, expansions, leadingDynamic: expansions.length > 0 };
-}
-
-function isLiteral(word: Word): boolean {
-  return word.expansions.every((kind) => kind === 'tilde');
 }
 
 function expandTilde(value: string, homeDir: string): string {

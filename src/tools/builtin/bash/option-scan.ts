@@ -12,6 +12,8 @@ export interface FileWord {
   access: FileAccess;
   /** The command removes it (`rm`, `rmdir`, `unlink`): checked against critical paths too. */
   removes?: true;
+  /** A removal that takes directories with what they hold (`rm -r`, `rm -rf`). */
+  recursive?: true;
 }
 
 /**

@@ -129,7 +129,7 @@ export function isReadOnlyCommand(command: string): boolean {
   return parsed.commands.every(isReadOnlySimpleCommand);
 }
 
-function isReadOnlySimpleCommand(command: SimpleCommand): boolean {
+export function isReadOnlySimpleCommand(command: SimpleCommand): boolean {
   if (command.assignments.length > 0 || command.nested.length > 0) return false;
   // A background job outlives the call that started it (`ls &`, like setsid, nohup, disown).
   if (command.background) return false;
