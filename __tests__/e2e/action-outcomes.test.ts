@@ -48,8 +48,11 @@ function ciWritingTurns(root: string) {
         id: 'toolu_03',
         name: 'Bash',
         input: {
+          // Code the agent runs, naming the folder where no rule reads it: the Bash floor
+          // refuses a command that names a judge, and the sandbox keeps an absent judge absent,
+          // so this reaches the commit only unsandboxed (BASH_POLICY) — the check at the push.
           command:
-            "node -e \"require('fs').mkdirSync('.github/workflows', {recursive: true}); require('fs').writeFileSync('.github/workflows/x.yml', 'on: push\\n')\"",
+            "node -e \"const d = ['.git', 'hub/workflows'].join(''); require('fs').mkdirSync(d, {recursive: true}); require('fs').writeFileSync(d + '/x.yml', 'on: push\\n')\"",
         },
       },
     ],
@@ -57,7 +60,7 @@ function ciWritingTurns(root: string) {
   ];
 }
 
-const BASH_POLICY = `${POLICY}      Bash: allow\n`;
+const BASH_POLICY = `${POLICY}      Bash: allow\nsandbox: off\n`;
 
 describe('the GitHub Action (dist/index.js): honest outcomes', () => {
   describe('when the commit changes CI', () => {
