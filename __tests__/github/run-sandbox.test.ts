@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgesRemovedNote, sandboxBrokeEveryCall } from '../../src/github/run-sandbox.js';
+import { sandboxBrokeEveryCall } from '../../src/github/run-sandbox.js';
+import { judgesRemovedNote } from '../../src/sandbox/absent-judges.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 
 function withStats(stats: ReturnType<Sandbox['stats']>): Sandbox {

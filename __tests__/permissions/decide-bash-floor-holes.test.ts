@@ -8,15 +8,13 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashDecisionRequest } from '../helpers/bash-request.js';
 import type { DecisionRequest } from '../../src/permissions/decide.js';
 import { decide } from '../../src/permissions/decide.js';
 import { JUDGES_IN_ROOT } from '../../src/permissions/judges.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import type { PermissionMode, PermissionPolicy } from '../../src/permissions/types.js';
 import { DEFAULT_POLICY_PATHS } from '../../src/policy/load-policy.js';
-import { bashFileOperands } from '../../src/tools/builtin/bash/file-operands.js';
-import { possibleWrites } from '../../src/tools/builtin/bash/possible-writes.js';
-import { isReadOnlyCommand } from '../../src/tools/builtin/bash/read-only.js';
 
 let base: string;
 let root: string;
@@ -44,24 +42,7 @@ beforeAll(() => {
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 function bash(command: string): DecisionRequest {
-  const context = { cwd: root, homeDir: home, env: {} };
-  const readOnly = isReadOnlyCommand(command);
-  const fileOperands = bashFileOperands(command, context);
-  const mayWrite = readOnly ? [] : possibleWrites(command, context);
-  return {
-    toolName: 'Bash',
-    aliases: [],
-    request: {
-      access: readOnly ? 'read' : 'execute',
-      ruleContent: command,
-      ...(fileOperands.length > 0 && { fileOperands }),
-      ...(mayWrite.length > 0 && { mayWrite }),
-    },
-    readOnly,
-    requiresUserInteraction: false,
-    projectDir: root,
-    homeDir: home,
-  };
+  return bashDecisionRequest(command, { projectDir: root, homeDir: home });
 }
 
 function policy(mode: PermissionMode, allow: string[] = ['Bash(*)', 'Edit(**)']): PermissionPolicy {

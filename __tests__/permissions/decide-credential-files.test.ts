@@ -3,13 +3,12 @@
  * say, no tool reads or changes them, and Bash commands that name them are refused too.
  */
 import { describe, expect, it } from 'vitest';
+import { bashDecisionRequest } from '../helpers/bash-request.js';
 import type { DecisionRequest } from '../../src/permissions/decide.js';
 import { decide } from '../../src/permissions/decide.js';
 import { credentialFilePredicate } from '../../src/permissions/credential-files.js';
 import { parseRule } from '../../src/permissions/rules.js';
 import type { PermissionMode, PermissionPolicy } from '../../src/permissions/types.js';
-import { bashFileOperands } from '../../src/tools/builtin/bash/file-operands.js';
-import { isReadOnlyCommand } from '../../src/tools/builtin/bash/read-only.js';
 
 const ROOT = '/home/runner/work/repo/repo';
 const CREDS = `${ROOT}/gha-creds-1a2b3c4d5e6f.json`;
@@ -39,21 +38,7 @@ function fileTool(toolName: string, access: 'read' | 'edit', path: string): Deci
 }
 
 function bash(command: string): DecisionRequest {
-  const fileOperands = bashFileOperands(command, { cwd: ROOT, homeDir: '/home/runner', env: {} });
-  const readOnly = isReadOnlyCommand(command);
-  return {
-    toolName: 'Bash',
-    aliases: [],
-    request: {
-      access: readOnly ? 'read' : 'execute',
-      ruleContent: command,
-      ...(fileOperands.length > 0 && { fileOperands }),
-    },
-    readOnly,
-    requiresUserInteraction: false,
-    projectDir: ROOT,
-    homeDir: '/home/runner',
-  };
+  return bashDecisionRequest(command, { projectDir: ROOT, homeDir: '/home/runner' });
 }
 
 const ATTEMPTS: [string, DecisionRequest][] = [

@@ -5,6 +5,7 @@
  * and the files a command writes outside the workspace).
  */
 import { describe, expect, it } from 'vitest';
+import { bashDecisionRequest } from '../helpers/bash-request.js';
 import type { DecisionRequest } from '../../src/permissions/decide.js';
 import { decide } from '../../src/permissions/decide.js';
 import { parseRule } from '../../src/permissions/rules.js';
@@ -14,29 +15,13 @@ import type {
   PermissionMode,
   PermissionPolicy,
 } from '../../src/permissions/types.js';
-import { bashFileOperands } from '../../src/tools/builtin/bash/file-operands.js';
-import { isReadOnlyCommand } from '../../src/tools/builtin/bash/read-only.js';
 
 const ROOT = '/work/floors-repo';
 const HOME = '/home/floors-user';
 const HOOK_SCRIPT = `${ROOT}/scripts/guard.sh`;
 
 function bash(command: string): DecisionRequest {
-  const fileOperands = bashFileOperands(command, { cwd: ROOT, homeDir: HOME, env: {} });
-  const readOnly = isReadOnlyCommand(command);
-  return {
-    toolName: 'Bash',
-    aliases: [],
-    request: {
-      access: readOnly ? 'read' : 'execute',
-      ruleContent: command,
-      ...(fileOperands.length > 0 && { fileOperands }),
-    },
-    readOnly,
-    requiresUserInteraction: false,
-    projectDir: ROOT,
-    homeDir: HOME,
-  };
+  return bashDecisionRequest(command, { projectDir: ROOT, homeDir: HOME });
 }
 
 function fileTool(toolName: 'Edit' | 'Write', path: string): DecisionRequest {

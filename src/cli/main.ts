@@ -30,10 +30,11 @@ import type { SettingLookup } from '../model/provider-env.js';
 import type { LoadedPolicy } from '../policy/types.js';
 import { parseRule } from '../permissions/rules.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
+import { isInlineMcpConfig } from '../mcp/load-mcp-config.js';
 import { loadPolicy } from '../policy/load-policy.js';
 import { SandboxUnavailable } from '../sandbox/host-setup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { judgesRemovedText } from '../sandbox/absent-judges.js';
+import { judgesRemovedNote } from '../sandbox/absent-judges.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCli, UsageError } from './args.js';
@@ -128,6 +129,7 @@ export async function main(io: CliIo): Promise<number> {
       files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
     }
     const recordFiles = runRecordFiles(settings, transcriptPath, io.cwd);
+    const decisions = decisionOptions(policy);
     // Before the first model request: a sandbox that cannot start stops the run here.
     sandbox = await startCliSandbox(policy, {
       projectDir,
@@ -159,8 +161,8 @@ export async function main(io: CliIo): Promise<number> {
         ],
         ask: policy.permissions.ask,
       },
-      ...decisionOptions(policy),
-      judgePaths: [...decisionOptions(policy).judgePaths, ...recordFiles],
+      ...decisions,
+      judgePaths: [...decisions.judgePaths, ...recordFiles],
       additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
       hooksConfig: policy.hooks,
       transcriptPath,
@@ -190,10 +192,9 @@ export async function main(io: CliIo): Promise<number> {
         },
       },
     });
-    sandbox?.sweepJudges();
-    const judgesRemoved = sandbox?.stats().judgesRemoved ?? [];
-    if (judgesRemoved.length > 0) {
-      stderr(`Error: ${judgesRemovedText(judgesRemoved)}\n`);
+    const judgesRemoved = judgesRemovedNote(sandbox);
+    if (judgesRemoved) {
+      stderr(`Error: ${judgesRemoved}\n`);
       return 1;
     }
     return result.isError ? 1 : 0;
@@ -230,7 +231,9 @@ function runRecordFiles(
   return [
     ...(settings.logFile ? [resolve(cwd, settings.logFile)] : []),
     ...(transcriptPath ? [transcriptPath] : []),
-    ...mcpConfigFiles(settings.mcpConfig).map((file) => resolve(cwd, file)),
+    ...settings.mcpConfig
+      .filter((value) => !isInlineMcpConfig(value))
+      .map((file) => resolve(cwd, file)),
   ];
 }
 
@@ -266,9 +269,4 @@ function configureProvider(policy: LoadedPolicy, settings: CliSettings, io: CliI
     requestedModel: settings.model,
     cwd: io.cwd,
   });
-}
-
-/** The --mcp-config values that name files (the others are inline JSON), as given. */
-function mcpConfigFiles(values: readonly string[]): string[] {
-  return values.filter((value) => !value.trimStart().startsWith('{'));
 }

@@ -82,7 +82,8 @@ import {
 } from './runner-files.js';
 import type { RunnerFileChange, RunnerFilesSnapshot } from './runner-files.js';
 import type { Conclusion, ReportContext } from './report-markdown.js';
-import { judgesRemovedNote, sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
+import { sandboxBrokeEveryCall, startRunSandbox } from './run-sandbox.js';
+import { judgesRemovedNote } from '../sandbox/absent-judges.js';
 import type { RunSandbox } from './run-sandbox.js';
 import type { LoadedPolicy } from '../policy/types.js';
 import { SandboxUnavailable } from '../sandbox/host-setup.js';

@@ -10,7 +10,6 @@ import { dirname } from 'node:path';
 import type { LoadedPolicy } from '../policy/types.js';
 import { startPolicySandbox } from '../sandbox/policy-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { judgesRemovedText } from '../sandbox/absent-judges.js';
 import type { ReportContext } from './report-markdown.js';
 
 export interface RunSandbox {
@@ -57,15 +56,4 @@ export function sandboxBrokeEveryCall(sandbox: Sandbox | undefined): string | un
   const stats = sandbox?.stats();
   if (!stats || stats.checked === 0 || stats.setupFailures < stats.checked) return undefined;
   return `the sandbox could not set up any of the ${stats.checked} command${stats.checked === 1 ? '' : 's'} the agent ran (${stats.lastFailure ?? 'no message'}), so nothing the agent tried ran`;
-}
-
-/**
- * What the report says when the agent created a judge where there was none (sandbox.ts
- * `sweepJudges`, run here once more now that nothing of the agent's runs): removed, and the run
- * is not a success.
- */
-export function judgesRemovedNote(sandbox: Sandbox | undefined): string | undefined {
-  sandbox?.sweepJudges();
-  const removed = sandbox?.stats().judgesRemoved ?? [];
-  return removed.length > 0 ? judgesRemovedText(removed) : undefined;
 }

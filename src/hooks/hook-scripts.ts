@@ -46,7 +46,8 @@ export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScrip
   /** Scripts a hook runs that were not there at start: they must stay absent. */
   const absentPaths = new Set<string>();
   for (const command of hookCommands(hooks)) {
-    const words = scriptWords(command, anchors);
+    const argvs = commandArgvs(command, anchors);
+    const words = argvs.flat();
     const named = new Map<string, string>();
     for (const word of words) {
       const real = existingFile(resolve(anchors.projectDir, word));
@@ -55,9 +56,9 @@ export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScrip
       fingerprints.set(real, fingerprintOf(real) ?? '');
     }
     const absent = new Set(
-      scriptOperands(command, anchors).filter(
-        (word) => !named.has(word) && !existsSync(resolve(anchors.projectDir, word)),
-      ),
+      argvs
+        .flatMap(scriptOperand)
+        .filter((word) => !named.has(word) && !existsSync(resolve(anchors.projectDir, word))),
     );
     for (const word of absent) absentPaths.add(resolve(anchors.projectDir, word));
     commands.set(command, { words, named, absent });
@@ -94,14 +95,19 @@ function hookCommands(hooks: HooksConfig): string[] {
 }
 
 /** The words of a command, with the variables a hook command may use to name its script put in. */
-function scriptWords(command: string, { projectDir, homeDir }: Anchors): string[] {
+function scriptWords(command: string, anchors: Anchors): string[] {
+  return commandArgvs(command, anchors).flat();
+}
+
+/** Each simple command's words, with `$CLAUDE_PROJECT_DIR`, `$HOME` and `~/` put in. */
+function commandArgvs(command: string, { projectDir, homeDir }: Anchors): string[][] {
   const expanded = command
     .replaceAll(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectDir)
     .replaceAll(/\$\{HOME\}|\$HOME\b/g, homeDir)
     .replaceAll(/(^|[\s'"=])~\//g, `$1${homeDir}/`);
   const parsed = parseCommand(expanded);
   if (!parsed.ok) return [];
-  return allCommands(parsed.commands).flatMap((simple) => simple.argv);
+  return allCommands(parsed.commands).map((simple) => simple.argv);
 }
 
 /** Programs that run the script named by their first operand. */
@@ -122,24 +128,14 @@ const INTERPRETERS = new Set([
 ]);
 
 /**
- * The words of a command in a script's place: a command named by a path, and the first operand
- * of an interpreter (`node scripts/x.mjs`, `python3 -u hooks/y.py`), when it is a path.
+ * The word of a simple command in a script's place: the command when named by a path, or the
+ * first operand of an interpreter (`node scripts/x.mjs`, `python3 -u hooks/y.py`) when a path.
  */
-function scriptOperands(command: string, { projectDir, homeDir }: Anchors): string[] {
-  const parsed = parseCommand(
-    command
-      .replaceAll(/\$\{CLAUDE_PROJECT_DIR\}|\$CLAUDE_PROJECT_DIR\b/g, projectDir)
-      .replaceAll(/\$\{HOME\}|\$HOME\b/g, homeDir)
-      .replaceAll(/(^|[\s'"=])~\//g, `$1${homeDir}/`),
-  );
-  if (!parsed.ok) return [];
-  return allCommands(parsed.commands).flatMap(({ argv }) => {
-    const [program = '', ...rest] = argv;
-    const operand = INTERPRETERS.has(program.split('/').pop() ?? '')
-      ? rest.find((word) => !word.startsWith('-'))
-      : program;
-    return operand !== undefined && operand.includes('/') ? [operand] : [];
-  });
+function scriptOperand([program = '', ...rest]: readonly string[]): string[] {
+  const operand = INTERPRETERS.has(program.split('/').pop() ?? '')
+    ? rest.find((word) => !word.startsWith('-'))
+    : program;
+  return operand !== undefined && operand.includes('/') ? [operand] : [];
 }
 
 function existingFile(path: string): string | undefined {

@@ -84,7 +84,7 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions): Promise<McpC
     }
   }
   for (const value of options.configArgs ?? []) {
-    if (value.trimStart().startsWith('{')) {
+    if (isInlineMcpConfig(value)) {
       addDocument(value, '--mcp-config');
       continue;
     }
@@ -94,6 +94,11 @@ export async function loadMcpConfig(options: LoadMcpConfigOptions): Promise<McpC
     addDocument(text, path);
   }
   return collected;
+}
+
+/** A `--mcp-config` value that is the JSON itself, not the path of a file that holds it. */
+export function isInlineMcpConfig(value: string): boolean {
+  return value.trimStart().startsWith('{');
 }
 
 /** `{"mcpServers": {name: server}}` → entries; McpConfigError when the document is unusable. */

@@ -50,7 +50,7 @@ export function floorVerdict(request: FloorRequest, policy: PermissionPolicy): V
     credentialsVerdict(request, policy) ??
     outsideVerdict(request, policy) ??
     judgeVerdict(request, policy, written) ??
-    possibleJudgeVerdict(request, policy) ??
+    judgeVerdict(request, policy, request.request.mayWrite ?? [], possibleWriteReason) ??
     protectedVerdict(request, policy, written) ??
     planVerdict(request, policy)
   );
@@ -159,19 +159,9 @@ function criticalVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict
   };
 }
 
-function judgeVerdict(
-  request: RuleTarget,
-  policy: PermissionPolicy,
-  written: readonly FileOperand[],
-): Verdict | undefined {
-  const judges = judgesWritten(written, policy.workspaceRoots, policy.judgePaths);
-  if (judges.length === 0) return undefined;
-  return {
-    behavior: 'deny',
-    source: 'judge',
-    matchedRules: [],
-    reason: `${request.toolName} would change ${unique(judges).join(', ')}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows); no mode, rule or hook lets the agent change what judges it`,
-  };
+/** What the judges floor says of a call that visibly writes a judge. */
+function visibleWriteReason(toolName: string, judges: string): string {
+  return `${toolName} would change ${judges}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows); no mode, rule or hook lets the agent change what judges it`;
 }
 
 /**
@@ -179,18 +169,23 @@ function judgeVerdict(
  * holds a judge's name in a script, or rewrites the tree (git, an archive, a patch) where
  * judges live.
  */
-function possibleJudgeVerdict(request: RuleTarget, policy: PermissionPolicy): Verdict | undefined {
-  const judges = judgesWritten(
-    request.request.mayWrite ?? [],
-    policy.workspaceRoots,
-    policy.judgePaths,
-  );
+function possibleWriteReason(toolName: string, judges: string): string {
+  return `${toolName} could change ${judges}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows): the command is not known to be read-only and names it, or rewrites the tree it is in (git checkout of another ref, reset --hard, stash pop, apply; tar x, unzip, patch). No mode, rule or hook lets the agent change what judges it. Read it with the Read tool or a read-only command on its own; for git or an archive, name the paths or the directory you mean (\`git checkout <ref> -- src/\`, \`tar -xf x.tar -C build\`)`;
+}
+
+function judgeVerdict(
+  request: RuleTarget,
+  policy: PermissionPolicy,
+  written: readonly FileOperand[],
+  reason: (toolName: string, judges: string) => string = visibleWriteReason,
+): Verdict | undefined {
+  const judges = judgesWritten(written, policy.workspaceRoots, policy.judgePaths);
   if (judges.length === 0) return undefined;
   return {
     behavior: 'deny',
     source: 'judge',
     matchedRules: [],
-    reason: `${request.toolName} could change ${unique(judges).join(', ')}, which judges this run (the policy, Claude Code settings and hooks, MCP configuration, CI workflows): the command is not known to be read-only and names it, or rewrites the tree it is in (git checkout of another ref, reset --hard, stash pop, apply; tar x, unzip, patch). No mode, rule or hook lets the agent change what judges it. Read it with the Read tool or a read-only command on its own; for git or an archive, name the paths or the directory you mean (\`git checkout <ref> -- src/\`, \`tar -xf x.tar -C build\`)`,
+    reason: reason(request.toolName, unique(judges).join(', ')),
   };
 }
 

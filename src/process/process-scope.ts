@@ -316,9 +316,11 @@ function decide(
 ): ProcessScopeMechanism {
   if (tools === undefined) return 'process-sweep';
   const withoutSetpriv = { unshare: tools.unshare, sleep: tools.sleep };
-  const chosen = [tools, ...(tools.setpriv ? [withoutSetpriv] : [])].find((candidate) =>
-    candidate === tools ? succeeds(candidate) : probeSucceeds(candidate),
-  );
+  const chosen = succeeds(tools)
+    ? tools
+    : tools.setpriv && probeSucceeds(withoutSetpriv)
+      ? withoutSetpriv
+      : undefined;
   if (chosen === undefined) return 'process-sweep';
   cachedTools = chosen;
   return 'pid-namespace';

@@ -16,6 +16,7 @@
  */
 import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import type { Sandbox } from './sandbox.js';
 
 export interface AbsentJudges {
   /** The locations watched: absolute paths in a workspace root. */
@@ -67,6 +68,19 @@ function lstatOf(path: string): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * At the end of a run, once nothing of the agent's runs (the action before it runs git, the CLI
+ * before it exits): the judges checked once more, and what the agent created where there was
+ * none, as one line; undefined when it created nothing.
+ */
+export function judgesRemovedNote(
+  sandbox: Pick<Sandbox, 'sweepJudges' | 'stats'> | undefined,
+): string | undefined {
+  sandbox?.sweepJudges();
+  const removed = sandbox?.stats().judgesRemoved ?? [];
+  return removed.length > 0 ? judgesRemovedText(removed) : undefined;
 }
 
 /** One line for the report and stderr: what was created, and that it is gone. */
