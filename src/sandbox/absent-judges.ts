@@ -16,7 +16,6 @@
  */
 import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { Sandbox } from './sandbox.js';
 
 export interface AbsentJudges {
   /** The locations watched: absolute paths in a workspace root. */
@@ -76,7 +75,7 @@ function lstatOf(path: string): Stats | undefined {
  * none, as one line; undefined when it created nothing.
  */
 export function judgesRemovedNote(
-  sandbox: Pick<Sandbox, 'sweepJudges' | 'stats'> | undefined,
+  sandbox: { sweepJudges(): unknown; stats(): { judgesRemoved: readonly string[] } } | undefined,
 ): string | undefined {
   sandbox?.sweepJudges();
   const removed = sandbox?.stats().judgesRemoved ?? [];
