@@ -37,6 +37,9 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import { judgesRemovedNote } from '../sandbox/absent-judges.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
+import { restoreCheckoutCredentials } from '../github/checkout-credentials.js';
+import type { CredentialStash } from '../github/checkout-credentials.js';
+import { stashCliCredentials } from './cli-credentials.js';
 import { parseCli, UsageError } from './args.js';
 import { runAuditCommand } from './audit-command.js';
 import type { CliSettings } from './args.js';
@@ -96,6 +99,7 @@ export async function main(io: CliIo): Promise<number> {
   const files: NdjsonFile[] = [];
   let temporaryTranscript: string | undefined;
   let sandbox: Sandbox | undefined;
+  let credentials: CredentialStash | undefined;
   try {
     const projectDir = realpathSync(io.cwd);
     if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile), sessionId));
@@ -108,6 +112,11 @@ export async function main(io: CliIo): Promise<number> {
       mcpConfigGiven: settings.mcpConfig.length > 0,
     });
     for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
+    // Before anything the checkout names runs (a key helper, a hook, an MCP server, a tool):
+    // cli-credentials.ts.
+    credentials = await stashCliCredentials(projectDir, io.env, (text) =>
+      stderr(`ci-agent: ${text}\n`),
+    );
     // Before the first request: a provider set up wrong (no region, two providers) stops here.
     const provider = io.modelClient ? undefined : configureProvider(policy, settings, io);
     if (provider) {
@@ -214,6 +223,14 @@ export async function main(io: CliIo): Promise<number> {
     // Only the hooks knew its path, and they have all run.
     if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
     await sandbox?.close();
+    // Last: the session's hooks and MCP servers have ended, and the later steps expect them.
+    if (credentials) {
+      await restoreCheckoutCredentials(credentials).catch((error: unknown) =>
+        stderr(
+          `Warning: the checkout's git credentials could not be put back (${errorMessage(error)}): later steps' git commands may fail to authenticate\n`,
+        ),
+      );
+    }
   }
 }
 
