@@ -4,7 +4,8 @@
  * byte, when the step ends; and a runner file a tool writes (`NODE_OPTIONS` appended to
  * $GITHUB_ENV) is put back and fails the run, naming the file. These are the controller's own
  * checks: the runner-file one is shown with `sandbox: off` (inside the sandbox the write cannot
- * happen at all, which the last test shows).
+ * happen at all, which the last test shows); and a submodule the agent planted, configured to run
+ * a program when git looks into it, is never looked into by the action's own git.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,6 +137,52 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
     expect(run.stdout).toMatch(/::error::ci-agent: the run changed the runner's GITHUB_ENV/);
     expect(existsSync(run.outputs['diff-path']!)).toBe(true);
     expect(readFileSync(run.outputs['diff-path']!, 'utf8')).toContain('let i = 0');
+  });
+
+  it('sandboxed, never springs a submodule trap the agent planted: its own git stays out', async () => {
+    // On the host, outside the sandbox's sight: only a program run out there can write it.
+    const canary = join(tempDir('ci-agent-canary-'), 'ran');
+    // A repository of the agent's own, put in as a submodule, configured to run a program when
+    // git looks at it; a file changed so that only its content tells. A script in the repository
+    // (arbitrary code, as any test command is): the Bash floors refuse such index surgery spelled
+    // out on a command line, and the sandbox is what must hold.
+    const plant = [
+      'set -e',
+      'git init -q sub',
+      'echo hi > sub/f.txt',
+      'git -C sub add f.txt',
+      'git -C sub -c user.name=t -c user.email=t@t commit -qm s',
+      `git -C sub config filter.trap.clean "sh -c 'echo filter >> ${canary}; cat'"`,
+      `git -C sub config core.fsmonitor "sh -c 'echo fsmonitor >> ${canary}'"`,
+      "echo '* filter=trap' > sub/.gitattributes",
+      'git update-index --add --cacheinfo "160000,$(git -C sub rev-parse HEAD),sub"',
+      `printf '[submodule "sub"]\\n\\tpath = sub\\n\\turl = ./sub\\n' > .gitmodules`,
+      'git add .gitmodules',
+      'git -c user.name=t -c user.email=t@t commit -qm sub',
+      'echo ho > sub/f.txt',
+      'touch -d 2020-01-01 sub/f.txt',
+      'echo PLANTED',
+      '',
+    ].join('\n');
+    const harness = await startActionHarness({
+      files: { ...FILES, '.github/ci-agent.yml': BASH_POLICY, 'tools/plant.sh': plant },
+      seed: { issues: [ISSUE] },
+    });
+    const { origin } = harness;
+    const model = await startModel({ turns: bashThenFix(origin.checkout, 'sh tools/plant.sh') });
+
+    const run = await runBuiltAction(harness, model, {
+      payload: issueLabeled('ci-agent'),
+      eventName: 'issues',
+    });
+
+    expect(toolResult(model, 'toolu_bash')).toContain('PLANTED');
+    expect(run.outputs.conclusion, run.stdout).toBe('success');
+    expect(existsSync(canary)).toBe(false);
+    // The fix is pushed; the trap was live all along: a plain `git status` there springs it.
+    expect((await origin.branches())['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
+    await execa('git', ['status', '--porcelain'], { cwd: origin.checkout });
+    expect(readFileSync(canary, 'utf8')).toContain('filter');
   });
 
   it('sandboxed, never lets the agent write GITHUB_ENV at all', async () => {

@@ -176,6 +176,58 @@ describe('the git commands ci-agent runs itself', () => {
     expect(() => execaSync('cat', [canary], { stdio: 'pipe' })).toThrow();
   });
 
+  it('never enter a submodule, whose configuration the agent could have written', async () => {
+    // What a steered agent can do from inside the sandbox: a repository of its own put in as a
+    // submodule (a gitlink in the index, .gitmodules), its config naming a clean filter and an
+    // fsmonitor, a file changed so that only its content tells (same size, old time).
+    const { clone } = originAndClone();
+    const canary = join(temp('ci-agent-canary-'), 'ran');
+    const sub = join(clone, 'sub');
+    execaSync('git', ['init', '-q', sub]);
+    writeFileSync(join(sub, 'f.txt'), 'hi\n');
+    sh(sub, 'add', 'f.txt');
+    sh(sub, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'sub');
+    const subHead = sh(sub, 'rev-parse', 'HEAD');
+    sh(clone, 'update-index', '--add', '--cacheinfo', `160000,${subHead},sub`);
+    writeFileSync(join(clone, '.gitmodules'), '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n');
+    sh(clone, 'add', '.gitmodules');
+    sh(clone, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'with sub');
+    sh(sub, 'config', 'filter.trap.clean', `sh -c 'echo filter >> "${canary}"; cat'`);
+    sh(sub, 'config', 'core.fsmonitor', `sh -c 'echo fsmonitor >> "${canary}"'`);
+    writeFileSync(join(sub, '.gitattributes'), '* filter=trap\n');
+    const stale = (path: string) => {
+      writeFileSync(path, 'ho\n');
+      execaSync('touch', ['-d', '2020-01-01', path]);
+    };
+    stale(join(sub, 'f.txt'));
+    const ran = () => {
+      try {
+        return execaSync('cat', [canary]).stdout;
+      } catch {
+        return '';
+      }
+    };
+    // The trap is live: plain git in the top repository, as a later step would run it, springs it.
+    execaSync('git', ['status', '--porcelain'], { cwd: clone });
+    expect(ran()).toContain('filter');
+    rmSync(canary);
+    stale(join(sub, 'f.txt'));
+
+    const git = createGit(clone);
+    writeFileSync(join(clone, 'a.txt'), 'one\n2\n');
+    const base = sh(clone, 'rev-parse', 'HEAD');
+    expect(await hasChanges(git)).toBe(true);
+    const sha = await commitAll(git, 'Fix #9');
+    const { patch } = await diffSince(git, base, 'HEAD');
+    await diffSince(git, base);
+
+    expect(ran()).toBe('');
+    expect(patch).toContain('+2');
+    // The top repository's change is committed; the submodule stays at its commit.
+    expect(sh(clone, 'show', '--name-only', '--format=', sha ?? '')).toBe('a.txt');
+    expect(sh(clone, 'ls-files', '--stage', 'sub')).toContain(subHead);
+  });
+
   it('do not see the secrets of the environment they are started from', async () => {
     const { clone } = originAndClone();
     const git = createGit(clone, {

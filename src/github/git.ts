@@ -61,8 +61,32 @@ export interface Git {
  * Settings on every git command ci-agent runs itself: no hooks and no fsmonitor, programs the
  * checkout names (git-control.ts) and the agent may have written. The commands run with the
  * secrets taken out of the environment too: the push brings its token in a setting of its own.
+ *
+ * And none of them enters a submodule. A submodule's repository (`.git/modules/<name>/`, or a
+ * `.git` folder the agent put in place of a submodule's `.git` file, or a gitlink it added to the
+ * index beside a repository of its own) is configured by files the agent can write from inside
+ * the sandbox; `git status` and `git diff` in the top repository run `git status` in each
+ * submodule to see whether it is dirty, and that runs the submodule's clean filters and
+ * fsmonitor — on the host, outside the sandbox, beside the action's credentials. The settings
+ * below reach the git commands a command starts for a submodule too (git passes `-c` on in its
+ * environment), but the check itself is what must not happen: `diff.ignoreSubmodules=all` stops it
+ * for status and diff, and `commitAll` keeps `git add` away from gitlinks (it ignores that
+ * setting). Fetches and pushes do not recurse either.
  */
-const SAFE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false'];
+const SAFE_CONFIG = [
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'diff.ignoreSubmodules=all',
+  '-c',
+  'submodule.recurse=false',
+  '-c',
+  'fetch.recurseSubmodules=false',
+  '-c',
+  'push.recurseSubmodules=no',
+];
 /** The largest stdout read from one command: a diff or a listing, never more in practice. */
 const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
 
@@ -160,7 +184,11 @@ export async function commitAll(
   options: { exclude?: readonly string[] } = {},
 ): Promise<string | undefined> {
   if (!(await hasChanges(git))) return undefined;
-  const excluded = (options.exclude ?? []).map((path) => `:(top,exclude,literal)${path}`);
+  // `git add` checks each gitlink's submodule for changes however it is configured (SAFE_CONFIG):
+  // left out, a submodule's new commit is not staged; its repository is not entered.
+  const excluded = [...(options.exclude ?? []), ...(await gitlinks(git))].map(
+    (path) => `:(top,exclude,literal)${path}`,
+  );
   await git.run(['add', '-A', ...(excluded.length > 0 ? ['--', ':(top)', ...excluded] : [])]);
   if (excluded.length > 0 && (await git.run(['diff', '--cached', '--name-only'])).trim() === '')
     return undefined;
@@ -188,6 +216,18 @@ export async function commitAll(
     },
   );
   return (await git.run(['rev-parse', 'HEAD'])).trim();
+}
+
+/** The index's gitlinks (submodules, embedded repositories), relative to the top. */
+async function gitlinks(git: Git): Promise<string[]> {
+  const listed = await git.run(['ls-files', '--stage', '-z', '--full-name']);
+  const paths: string[] = [];
+  for (const entry of listed.split('\0')) {
+    // `<mode> <object> <stage>\t<path>`
+    const tab = entry.indexOf('\t');
+    if (tab > 0 && entry.startsWith('160000 ')) paths.push(entry.slice(tab + 1));
+  }
+  return [...new Set(paths)];
 }
 
 /**
