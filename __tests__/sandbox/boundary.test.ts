@@ -19,6 +19,7 @@ import { createServer, type Server } from 'node:net';
 import { join, relative } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SANDBOX_TASKS } from '../../src/sandbox/sandbox.js';
 
 const bwrap = existsSync('/usr/bin/bwrap');
 const ATTACK_RUN = join(import.meta.dirname, 'fixtures', 'attack-run.ts');
@@ -107,6 +108,11 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
       gitConfig: `echo '[core] hooksPath = /tmp' >> .git/config && echo WROTE-CONFIG; mkdir -p .git/hooks; echo x > .git/hooks/pre-commit && echo WROTE-HOOK`,
       nestedNamespace: "unshare -rm sh -c 'umount -l /home 2>/dev/null; echo UNSHARED' 2>&1",
       workspaceWrite: 'echo ok > made-inside.txt && cat made-inside.txt',
+      // More processes than the limit allows (dash, which stops at the first fork that fails
+      // rather than retrying), then how many are there, counted with bash's builtins (no process
+      // can start by then): the sandbox's /proc holds only its own. Not as root: the kernel
+      // does not hold root to RLIMIT_NPROC, and 4,400 processes would be started for nothing.
+      forkBomb: `ulimit -Su; ulimit -Hu; [ "$(id -u)" = 0 ] && exit 0; sh -c 'i=0; while [ $i -lt 4400 ]; do sleep 60 & i=$((i+1)); done' 2>/dev/null; n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo $n; echo alive`,
     };
     const sceneFile = join(root, 'scene.json');
     writeFileSync(
@@ -201,6 +207,16 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
 
   it('refuses a nested user namespace (where bubblewrap can), so no mount can be undone', () => {
     expect(out('nestedNamespace')).not.toContain('UNSHARED');
+  });
+
+  it('holds a command to its process limit: a fork bomb stops there, not at the host’s', () => {
+    const [soft, hard, count, after] = (results.forkBomb?.stdout ?? '').trim().split('\n');
+    expect([soft, hard]).toEqual([String(MAX_SANDBOX_TASKS), String(MAX_SANDBOX_TASKS)]);
+    if (!as) return;
+    // Started what the limit allowed (bash and the shell count too), no more; the call went on.
+    expect(Number(count)).toBeGreaterThan(MAX_SANDBOX_TASKS / 2);
+    expect(Number(count)).toBeLessThanOrEqual(MAX_SANDBOX_TASKS);
+    expect(after).toBe('alive');
   });
 
   it('still lets the command do its work in the workspace', () => {

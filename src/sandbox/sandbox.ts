@@ -96,6 +96,30 @@ const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools
  * another folder's config the repository's), and the judges (judges.ts). Those that exist are
  * mounted read-only; those that do not are kept absent (absent-judges.ts).
  */
+/**
+ * The most tasks (processes and threads) a sandboxed command may have at once: a fork bomb stops
+ * there instead of at the host's PID limit (32768 on some machines), taking every other job on a
+ * shared runner with it. Far above what a build or a test suite starts (a Node process is about
+ * 11 threads; `make -j`, jest's workers and a JVM's threads stay in the hundreds). RLIMIT_NPROC,
+ * set by the prelude below, counts per user namespace since Linux 5.14: inside bubblewrap's it
+ * counts the sandbox's own tasks, not the user's on the host. The kernel does not apply it to
+ * root (a self-hosted runner running as root): there the limit is not held (SECURITY.md).
+ */
+export const MAX_SANDBOX_TASKS = 4096;
+
+/**
+ * What runs first inside, in /bin/sh, before `exec "$@"`: the soft limit, then the hard one, so
+ * that the command cannot raise it again (a hard limit already lower stays: lowering the soft one
+ * then fails, and the lower one holds). dash (Debian's and Ubuntu's sh) names the limit `-p`,
+ * bash and busybox `-u`; in bash `-p` is the pipe size, which cannot be set, so the second try is
+ * harmless where the first did its work.
+ */
+function limitsPrelude(): string {
+  const limit = (flag: string) =>
+    `{ ulimit -S -${flag} ${MAX_SANDBOX_TASKS} && ulimit -H -${flag} ${MAX_SANDBOX_TASKS}; } 2>/dev/null`;
+  return `${limit('u')} || ${limit('p')}`;
+}
+
 const PROTECTED_IN_ROOTS = [
   '.git/config',
   '.git/config.worktree',
@@ -165,7 +189,10 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
     ];
     const fixed = { with: fixedArgs(true), without: fixedArgs(false) };
     const env = { TMPDIR: '/tmp', ...(network ? proxyEnvironment(DEFAULT_BRIDGE_PORT) : {}) };
-    const prelude = network ? bridgeCommand(socketPath, DEFAULT_BRIDGE_PORT) : undefined;
+    const prelude = [
+      limitsPrelude(),
+      ...(network ? [bridgeCommand(socketPath, DEFAULT_BRIDGE_PORT)] : []),
+    ].join('\n');
     const counts = {
       commands: 0,
       checked: 0,
@@ -181,7 +208,10 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
           '--chdir',
           cwd,
           '--',
-          ...(prelude ? ['/bin/sh', '-c', `${prelude}\nexec "$@"`, 'sh'] : []),
+          '/bin/sh',
+          '-c',
+          `${prelude}\nexec "$@"`,
+          'sh',
           file,
           ...args,
         ],
