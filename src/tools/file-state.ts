@@ -7,7 +7,7 @@
  * Write) record the new content as fully known; PostToolUse hooks that rewrite a file (formatters)
  * call `refresh` so that the next edit is not refused as stale.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { openRegularFile } from '../util/regular-file.js';
 
 export interface FileReadRecord {
   /**
@@ -76,8 +76,12 @@ export class FileStateCache {
   async refresh(path: string): Promise<void> {
     if (!this.records.has(path)) return;
     try {
-      const [content, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-      this.recordWrite(path, content, info.mtimeMs);
+      const { handle, info } = await openRegularFile(path);
+      try {
+        this.recordWrite(path, await handle.readFile({ encoding: 'utf8' }), info.mtimeMs);
+      } finally {
+        await handle.close();
+      }
     } catch {
       this.records.delete(path);
     }

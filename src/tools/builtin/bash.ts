@@ -7,7 +7,8 @@
  * → cwd kept or reset → output shaped for the model.
  */
 import { existsSync, statSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
+import { readRegularFile } from '../../util/regular-file.js';
 import { randomUUID } from 'node:crypto';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,7 +209,8 @@ function restoreMissingCwd(context: ToolContext): string | undefined {
  * workspace. Returns the directory kept instead when the command ended outside.
  */
 async function adoptFinalCwd(cwdFile: string, context: ToolContext): Promise<string | undefined> {
-  const reported = await readFile(cwdFile, 'utf8').catch(() => '');
+  // The command can replace the file (the sandbox's /tmp is its own): never a FIFO to wait on.
+  const reported = await readRegularFile(cwdFile, 'utf8').catch(() => '');
   const finalCwd = reported.endsWith('\n') ? reported.slice(0, -1) : reported;
   // No report: the command replaced the shell (exec), set its own EXIT trap, or was killed.
   if (finalCwd === '' || finalCwd === context.shell.cwd) return undefined;

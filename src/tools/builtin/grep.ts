@@ -11,6 +11,7 @@
  */
 import { stat } from 'node:fs/promises';
 import * as z from 'zod';
+import { describeKind } from '../../util/regular-file.js';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import { permissionPaths } from '../paths.js';
@@ -130,7 +131,13 @@ export const grepTool = defineTool<typeof inputSchema, GrepOutput>({
     const unreachable = readProblem('Grep', path, context);
     if (unreachable) return { result: false, message: unreachable, errorCode: 1 };
     try {
-      await stat(path);
+      const info = await stat(path);
+      // ripgrep skips FIFOs and devices it meets in a folder, but reads one it is given
+      // (a FIFO: until someone writes to it).
+      if (!info.isFile() && !info.isDirectory()) {
+        const message = `${path} is ${describeKind(info)}, not a file or a directory: Grep searches files only.`;
+        return { result: false, message, errorCode: 1 };
+      }
       return { result: true };
     } catch (error) {
       const code = errorCode(error);

@@ -5,9 +5,10 @@
  * records what the model saw in the file state (for Edit/Write, docs/DECISIONS.md #2/#3) and returns the
  * structured result; the mapping renders the numbered view (docs/DECISIONS.md #13).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import * as z from 'zod';
+import { describeKind, readRegularFile } from '../../util/regular-file.js';
 import { defineTool } from '../tool.js';
 import type { ToolContext, ValidationResult } from '../tool.js';
 import type { ToolResultBlock } from '../../model/types.js';
@@ -118,6 +119,11 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
         `${path} is a directory, not a file. List its contents with Bash (ls) or find files in it with Glob.`,
       );
     }
+    if (!info.isFile()) {
+      // A FIFO would hold the call (and a thread of the controller's) until someone wrote to
+      // it; a device never ends. Checked again on the open descriptor (regular-file.ts).
+      return fail(`${path} is ${describeKind(info)}, not a regular file: Read reads files only.`);
+    }
     if (imageTypeFromExtension(path)) {
       return info.size > MAX_IMAGE_BYTES
         ? fail(
@@ -152,7 +158,7 @@ export const readTool = defineTool<typeof inputSchema, ReadOutput>({
     const unreachable = readProblem('Read', path, context);
     if (unreachable) throw new Error(unreachable);
     if (imageTypeFromExtension(path)) {
-      const bytes = await readFile(path);
+      const bytes = await readRegularFile(path);
       const type = sniffImageType(bytes) ?? imageTypeFromExtension(path) ?? 'image/png';
       const data: ReadOutput = {
         type: 'image',

@@ -7,7 +7,7 @@
  * `maxLineLength` is kept cut to that length, with its full length, so that one huge line costs no
  * more than a short one.
  */
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../../../util/regular-file.js';
 import { StringDecoder } from 'node:string_decoder';
 import { detectEncoding } from './text-file.js';
 
@@ -34,7 +34,7 @@ export async function readLineWindow(
   limit: number,
   { maxLineLength, signal }: WindowOptions,
 ): Promise<LineWindow> {
-  const handle = await open(path, 'r');
+  const { handle } = await openRegularFile(path);
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const collector = new WindowCollector(firstLine - 1, firstLine - 1 + limit, maxLineLength);

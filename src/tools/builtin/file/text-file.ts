@@ -7,8 +7,8 @@
  *   records, matching what `FileStateCache.refresh` reads back for UTF-8 files.
  * - `text`: `raw` without the BOM; `toLf(text)` is what the model sees and what Edit matches on.
  */
-import { open, readFile, stat } from 'node:fs/promises';
 import { realPathOf } from '../../paths.js';
+import { openRegularFile } from '../../../util/regular-file.js';
 import { writeWithoutFollowing } from './no-follow-write.js';
 
 export type TextEncoding = 'utf8' | 'utf8-bom' | 'utf16le';
@@ -68,7 +68,7 @@ export function detectLineEnding(text: string): LineEnding {
 }
 
 export async function readHead(path: string, length: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
+  const { handle } = await openRegularFile(path);
   try {
     const buffer = Buffer.alloc(length);
     const { bytesRead } = await handle.read(buffer, 0, length, 0);
@@ -81,9 +81,14 @@ export async function readHead(path: string, length: number): Promise<Buffer> {
 export async function readTextFile(path: string): Promise<TextFile> {
   // stat before reading: a change landing in between then shows up as a moved mtime with the new
   // content recorded, never as an old mtime paired with content the model did not see.
-  const info = await stat(path);
-  const decoded = decodeText(await readFile(path));
-  return { ...decoded, lineEnding: detectLineEnding(decoded.text), mtimeMs: info.mtimeMs };
+  // From one open descriptor, never a FIFO or a device (regular-file.ts).
+  const { handle, info } = await openRegularFile(path);
+  try {
+    const decoded = decodeText(await handle.readFile());
+    return { ...decoded, lineEnding: detectLineEnding(decoded.text), mtimeMs: info.mtimeMs };
+  } finally {
+    await handle.close();
+  }
 }
 
 /**

@@ -6,7 +6,8 @@
  * info/exclude > the user's global git excludes. Git rules count only inside a repository (a
  * directory at or above with `.git`) and stop at the repository's root.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { readRegularFile } from '../../../util/regular-file.js';
 import { dirname, join } from 'node:path';
 import { compileRules, parseIgnoreFile } from './gitignore.js';
 import type { GitignoreRules, RuleMatch } from './gitignore.js';
@@ -129,7 +130,8 @@ function relativeTo(directory: string, absolutePath: string): string {
 
 async function readRules(path: string): Promise<GitignoreRules | undefined> {
   try {
-    const rules = parseIgnoreFile(await readFile(path, 'utf8'));
+    // A FIFO named .gitignore would hold the search (regular-file.ts).
+    const rules = parseIgnoreFile(await readRegularFile(path, 'utf8'));
     return rules.length > 0 ? compileRules(rules) : undefined;
   } catch {
     return undefined;
