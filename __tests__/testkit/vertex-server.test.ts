@@ -32,8 +32,11 @@ const MODEL = 'claude-sonnet-4-5@20250929';
 let directory: string;
 let tokens: GoogleTokenServer;
 let vertex: ProviderServer | undefined;
+/** Clients made in this test: each after the first gets a credentials file of its own. */
+let clients = 0;
 
 beforeEach(async () => {
+  clients = 0;
   directory = await mkdtemp(join(tmpdir(), 'vertex-server-'));
   tokens = await startGoogleTokenServer();
 });
@@ -66,7 +69,10 @@ async function client(
   file: GoogleCredentialsFileOptions = {},
   overrides: Partial<ConstructorParameters<typeof AnthropicVertex>[0]> = {},
 ): Promise<AnthropicVertex> {
-  const path = await writeGoogleCredentialsFile(tokens, join(directory, 'gha-creds.json'), file);
+  // AnthropicVertex starts reading the file in its constructor: a second client rewriting the
+  // same file could be read half-written by the first.
+  const name = clients++ === 0 ? 'gha-creds.json' : `gha-creds-${clients}.json`;
+  const path = await writeGoogleCredentialsFile(tokens, join(directory, name), file);
   vi.stubEnv('GOOGLE_APPLICATION_CREDENTIALS', path);
   vi.stubEnv('GOOGLE_CLOUD_PROJECT', PROJECT);
   return new AnthropicVertex({
