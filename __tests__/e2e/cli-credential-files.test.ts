@@ -10,10 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { ReplayBlock } from '../../testkit/replay-server.js';
 import type { CliRun } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { resultsSent, runCli } from '../helpers/cli-harness.js';
 
 const STREAM = ['--output-format', 'stream-json', '--verbose'];
 const BYPASS = ['--dangerously-skip-permissions'];
@@ -35,26 +34,6 @@ function credentials(secret: string): string {
       headers: { Authorization: `Bearer ${secret}` },
     },
   })}\n`;
-}
-
-/** Every tool_result the model was sent, by tool_use id. */
-function resultsSent(run: CliRun): Map<string, string> {
-  const results = new Map<string, string>();
-  for (const request of run.server.requests) {
-    const body = request.body as { messages?: Message[] } | undefined;
-    for (const message of body?.messages ?? []) {
-      if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content as ToolResultBlock[]) {
-        if (block.type !== 'tool_result') continue;
-        const { content } = block;
-        results.set(
-          block.tool_use_id,
-          typeof content === 'string' ? content : JSON.stringify(content),
-        );
-      }
-    }
-  }
-  return results;
 }
 
 const call = (id: string, name: string, input: Record<string, unknown>): ReplayBlock[] => [

@@ -4,9 +4,8 @@
  * limit nor keeps SIGTERM from being honoured.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { resultBlocksSent, runCli } from '../helpers/cli-harness.js';
 
 const STREAM = ['--output-format', 'stream-json', '--verbose'];
 const LONG_NAME = 'a'.repeat(80);
@@ -16,20 +15,6 @@ const runs: CliRun[] = [];
 afterEach(() => {
   for (const run of runs.splice(0)) run.workspace.cleanup();
 });
-
-/** The tool_results the model received, by tool_use id. */
-function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
-  const results = new Map<string, ToolResultBlock>();
-  for (const request of run.server.requests) {
-    const body = request.body as { messages?: Message[] } | undefined;
-    for (const message of body?.messages ?? []) {
-      if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content)
-        if (block.type === 'tool_result') results.set(block.tool_use_id, block);
-    }
-  }
-  return results;
-}
 
 describe('Glob in the built CLI', () => {
   it('lists files for an ordinary pattern and stops one that backtracks at the 10 s limit', async () => {
@@ -47,7 +32,7 @@ describe('Glob in the built CLI', () => {
     runs.push(run);
     expect(run.code).toBe(0);
     expect(performance.now() - started).toBeLessThan(20_000);
-    const sent = resultsSent(run);
+    const sent = resultBlocksSent(run);
     expect(sent.get('toolu_01')).toMatchObject({ content: `${run.workspace.root}/src/a.py` });
     expect(sent.get('toolu_01')?.is_error).toBeFalsy();
     expect(sent.get('toolu_02')).toMatchObject({ is_error: true });

@@ -3,9 +3,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../src/model/types.js';
+import type { Message } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { resultBlocksSent, runCli } from '../helpers/cli-harness.js';
 
 const STREAM = ['--output-format', 'stream-json', '--verbose'];
 const runs: CliRun[] = [];
@@ -17,20 +17,6 @@ async function cli(...parameters: Parameters<typeof runCli>): Promise<CliRun> {
   const run = await runCli(...parameters);
   runs.push(run);
   return run;
-}
-
-function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
-  const results = new Map<string, ToolResultBlock>();
-  for (const request of run.server.requests) {
-    const body = request.body as { messages?: Message[] } | undefined;
-    for (const message of body?.messages ?? []) {
-      if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content) {
-        if (block.type === 'tool_result') results.set(block.tool_use_id, block);
-      }
-    }
-  }
-  return results;
 }
 
 const settings = (value: unknown) => ({ '.claude/settings.json': JSON.stringify(value) });
@@ -64,7 +50,7 @@ describe('ci-agent with a repository policy (built CLI)', () => {
       ],
     });
     expect(run.code).toBe(0);
-    const sent = resultsSent(run);
+    const sent = resultBlocksSent(run);
     for (const id of ['toolu_01', 'toolu_02']) {
       expect(sent.get(id)?.is_error).toBe(true);
       expect(sent.get(id)?.content).toContain('(.claude/settings.json)');
@@ -110,7 +96,7 @@ describe('ci-agent with a repository policy (built CLI)', () => {
     });
     expect(run.code).toBe(0);
     expect(readFileSync(`${run.workspace.root}/a.txt`, 'utf8')).toBe('payload\n');
-    const blocked = resultsSent(run).get('toolu_02');
+    const blocked = resultBlocksSent(run).get('toolu_02');
     expect(blocked?.is_error).toBe(true);
     expect(blocked?.content).toContain('rm is forbidden here');
     const payloads = readFileSync(`${run.workspace.root}/${log}`, 'utf8')
@@ -220,7 +206,7 @@ describe('ci-agent with a repository policy (built CLI)', () => {
     });
     expect(readFileSync(`${run.workspace.root}/a.txt`, 'utf8')).toBe('two\n');
     expect(existsSync(`${run.workspace.root}/made.txt`)).toBe(false);
-    expect(resultsSent(run).get('toolu_03')?.content).toContain('resolves asks to deny');
+    expect(resultBlocksSent(run).get('toolu_03')?.content).toContain('resolves asks to deny');
     expect(resultLine(run)).toMatchObject({ subtype: 'error_max_turns', num_turns: 3 });
     expect(run.code).toBe(1);
   });

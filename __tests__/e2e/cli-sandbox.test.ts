@@ -20,10 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { ReplayBlock } from '../../testkit/replay-server.js';
 import type { CliRun, CliRunOptions } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { resultsSent, runCli } from '../helpers/cli-harness.js';
 
 const STREAM = ['--output-format', 'stream-json', '--verbose'];
 const BYPASS = ['--permission-mode', 'bypassPermissions'];
@@ -71,26 +70,6 @@ function kill(pid: number): void {
   } catch {
     // already gone
   }
-}
-
-/** Every tool_result the model was sent, by tool_use id. */
-function resultsSent(run: CliRun): Map<string, string> {
-  const results = new Map<string, string>();
-  for (const request of run.server.requests) {
-    const body = request.body as { messages?: Message[] } | undefined;
-    for (const message of body?.messages ?? []) {
-      if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content as ToolResultBlock[]) {
-        if (block.type !== 'tool_result') continue;
-        const content = block.content;
-        results.set(
-          block.tool_use_id,
-          typeof content === 'string' ? content : JSON.stringify(content),
-        );
-      }
-    }
-  }
-  return results;
 }
 
 const bash = (id: string, command: string): ReplayBlock[] => [

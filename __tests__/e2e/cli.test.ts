@@ -4,9 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type { CliRun } from '../helpers/cli-harness.js';
-import { runCli } from '../helpers/cli-harness.js';
+import { resultBlocksSent, runCli } from '../helpers/cli-harness.js';
 import { killAllWith, survivorsWith, uniqueSleep } from '../helpers/processes.js';
 
 /** What a default-mode session offers (ExitPlanMode only in plan mode). */
@@ -33,20 +32,6 @@ async function cli(...parameters: Parameters<typeof runCli>): Promise<CliRun> {
   const run = await runCli(...parameters);
   runs.push(run);
   return run;
-}
-
-/** The tool_results the model received, by tool_use id. */
-function resultsSent(run: CliRun): Map<string, ToolResultBlock> {
-  const results = new Map<string, ToolResultBlock>();
-  for (const request of run.server.requests) {
-    const body = request.body as { messages?: Message[] } | undefined;
-    for (const message of body?.messages ?? []) {
-      if (message.role !== 'user' || typeof message.content === 'string') continue;
-      for (const block of message.content)
-        if (block.type === 'tool_result') results.set(block.tool_use_id, block);
-    }
-  }
-  return results;
 }
 
 const ROOT = '$ROOT';
@@ -78,7 +63,7 @@ describe('ci-agent -p (built CLI)', () => {
     expect(run.code).toBe(0);
     expect(readFileSync(at(run, 'a.py'), 'utf8')).toBe('def f():\n    return 2\n');
 
-    const sent = resultsSent(run);
+    const sent = resultBlocksSent(run);
     expect(sent.get('toolu_01')?.content).toBe('1\tdef f():\n2\t    return 1\n3\t');
     expect(sent.get('toolu_01')?.is_error).toBeFalsy();
     expect(sent.get('toolu_02')?.is_error).toBeFalsy();
@@ -118,7 +103,7 @@ describe('ci-agent -p (built CLI)', () => {
     });
     expect(run.code).toBe(0);
     expect(readFileSync(at(run, 'keep.txt'), 'utf8')).toBe('keep\n');
-    const denied = resultsSent(run).get('toolu_01');
+    const denied = resultBlocksSent(run).get('toolu_01');
     expect(denied?.is_error).toBe(true);
     expect(denied?.content).toContain('Permission to use Bash was denied');
     const result = run.lines[run.lines.length - 1] as { permission_denials: unknown[] };
@@ -158,7 +143,7 @@ describe('ci-agent -p (built CLI)', () => {
       ],
     });
     expect(run.code).toBe(0);
-    const sent = resultsSent(run);
+    const sent = resultBlocksSent(run);
     expect(sent.get('toolu_01')).toMatchObject({
       is_error: true,
       content: 'Exit code 3\nout\nerr',
@@ -181,7 +166,7 @@ describe('ci-agent -p (built CLI)', () => {
       ],
       env: { GITHUB_TOKEN: 'ghp_secret' },
     });
-    const result = resultsSent(run).get('toolu_01');
+    const result = resultBlocksSent(run).get('toolu_01');
     expect(result?.content).toBe('key=[][]');
     expect(result?.is_error).toBeFalsy();
   });
@@ -196,7 +181,7 @@ describe('ci-agent -p (built CLI)', () => {
         [{ type: 'text', text: 'ok' }],
       ],
     });
-    const sent = resultsSent(run);
+    const sent = resultBlocksSent(run);
     expect(sent.get('toolu_01')?.content).toBe(
       '<tool_use_error>Error: No such tool available: CreateFile</tool_use_error>',
     );

@@ -6,6 +6,7 @@ import { execa, execaSync } from 'execa';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Message, ToolResultBlock } from '../../src/model/types.js';
 import type {
   ReplayScriptEntry,
   ReplayServer,
@@ -103,4 +104,26 @@ export async function runCli(args: string[], options: CliRunOptions = {}): Promi
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { code, signal, stdout, stderr, lines, server, workspace };
+}
+
+/** Every tool_result the model was sent, by tool_use id (the last request's, where sent again). */
+export function resultBlocksSent(run: Pick<CliRun, 'server'>): Map<string, ToolResultBlock> {
+  const results = new Map<string, ToolResultBlock>();
+  for (const request of run.server.requests) {
+    const body = request.body as { messages?: Message[] } | undefined;
+    for (const message of body?.messages ?? []) {
+      if (message.role !== 'user' || typeof message.content === 'string') continue;
+      for (const block of message.content)
+        if (block.type === 'tool_result') results.set(block.tool_use_id, block);
+    }
+  }
+  return results;
+}
+
+/** The same, each as text: a string content as sent, blocks as their JSON. */
+export function resultsSent(run: Pick<CliRun, 'server'>): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const [id, { content }] of resultBlocksSent(run))
+    texts.set(id, typeof content === 'string' ? content : JSON.stringify(content));
+  return texts;
 }
