@@ -2,12 +2,13 @@
  * The Bash tool with a sandbox in its context, as a session runs it: the command runs inside,
  * the shell's cwd still carries over, /tmp is the sandbox's own, and a network refusal reaches
  * the model with its reason (curl alone says only "403"); a judge the command created is gone
- * before the model reads the result, which says so.
+ * before the model reads the result, which says so; a command that could not start a process
+ * is told of the sandbox's process limit.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { MAX_SANDBOX_TASKS, startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 import { bashTool } from '../../src/tools/builtin/bash.js';
 import { makeContext, makeWorkspace, runTool, type Workspace } from '../helpers/tool-harness.js';
 
@@ -68,5 +69,26 @@ describe.skipIf(!ready)('the Bash tool in the sandbox', () => {
     const run = await runTool(bashTool, { command: "echo '{}' > .mcp.json" }, context);
     expect(run.text).toContain('Permission denied: the command created .mcp.json');
     expect(existsSync(join(workspace.root, '.mcp.json'))).toBe(false);
+  });
+
+  describe('when a process could not start', () => {
+    // bash's own words at the limit; the real limit is boundary.test.ts's, as the runner user.
+    const command = 'echo "bash: fork: retry: Resource temporarily unavailable" >&2; exit 254';
+
+    it("tells the model of the sandbox's process limit, which the shell's message does not name", async () => {
+      const held = { ...sandbox, maxTasks: MAX_SANDBOX_TASKS };
+      const run = await runTool(bashTool, { command }, makeContext(workspace, { sandbox: held }));
+      expect(run.text).toContain(
+        `a command in the sandbox may have at most ${MAX_SANDBOX_TASKS} processes and threads at once`,
+      );
+    });
+
+    it('holds a command to the limit, and says so, unless ci-agent runs as root', async () => {
+      expect(sandbox.maxTasks).toBe(process.getuid?.() === 0 ? undefined : MAX_SANDBOX_TASKS);
+      const run = await runTool(bashTool, { command }, makeContext(workspace, { sandbox }));
+      expect(run.text.includes('processes and threads at once')).toBe(
+        sandbox.maxTasks !== undefined,
+      );
+    });
   });
 });

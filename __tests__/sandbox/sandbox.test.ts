@@ -10,22 +10,40 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runProcess } from '../../src/process/run-process.js';
 import { SandboxUnavailable } from '../../src/sandbox/host-setup.js';
-import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { MAX_SANDBOX_TASKS, startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
 
 const ready = existsSync('/usr/bin/bwrap') && existsSync('/usr/bin/socat');
 const EMPTY = { allowedDomains: [], allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] };
 
-async function run(sandbox: Sandbox, cwd: string, script: string) {
-  const done = await runProcess({
+function runResult(sandbox: Sandbox, cwd: string, script: string, args: string[] = []) {
+  return runProcess({
     file: '/bin/bash',
-    args: ['-c', script],
+    args: ['-c', script, ...args],
     cwd,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...sandbox.env },
     sandbox,
     timeoutMs: 20_000,
   }).result;
+}
+
+async function run(sandbox: Sandbox, cwd: string, script: string) {
+  const done = await runResult(sandbox, cwd, script);
   return `${done.stdout.text}${done.stderr.text}`;
 }
+
+/** What bubblewrap is asked to run: everything after its `--`. */
+function wrappedCommand(sandbox: Sandbox, file: string, args: string[], cwd: string): string[] {
+  const wrapped = sandbox.wrap(file, args, cwd).args;
+  return wrapped.slice(wrapped.indexOf('--') + 1);
+}
+
+/** The process limit, soft then hard, with bash's flag and with dash's. */
+const LIMITS = new RegExp(
+  [
+    `ulimit -S -u ${MAX_SANDBOX_TASKS} && ulimit -H -u ${MAX_SANDBOX_TASKS}`,
+    `ulimit -S -p ${MAX_SANDBOX_TASKS} && ulimit -H -p ${MAX_SANDBOX_TASKS}`,
+  ].join('.*'),
+);
 
 describe.skipIf(!ready)('startSandbox', () => {
   let root: string;
@@ -85,6 +103,12 @@ describe.skipIf(!ready)('startSandbox', () => {
         expect(decisions).toContain(`127.0.0.1:${port} true`);
         expect(decisions).toContain('example.com:80 false');
         expect(sandbox.describe()).toContain(`network only to 127.0.0.1:${port}`);
+        // The process limit comes first, so that the bridge is held to it too.
+        const [, , prelude] = wrappedCommand(sandbox, '/bin/true', [], workspace);
+        const lines = prelude?.split('\n') ?? [];
+        expect(lines[0]).toMatch(LIMITS);
+        expect(lines[1]).toMatch(/^socat /);
+        expect(lines.at(-1)).toBe('exec "$@"');
       } finally {
         await sandbox.close();
       }
@@ -138,6 +162,52 @@ describe.skipIf(!ready)('startSandbox', () => {
       } finally {
         await sandbox.close();
       }
+    });
+  });
+
+  describe('the command it wraps', () => {
+    let sandbox: Sandbox;
+    beforeAll(async () => {
+      sandbox = await startSandbox({
+        workspaceRoots: [workspace],
+        home: join(root, 'home'),
+        env: process.env,
+        policy: EMPTY,
+        judges: [],
+      });
+    });
+    afterAll(() => sandbox.close());
+
+    it('starts through /bin/sh, which sets the process limit and then execs the command', () => {
+      const command = wrappedCommand(
+        sandbox,
+        '/bin/bash',
+        ['-c', 'echo "$1"', 'x', "it's"],
+        workspace,
+      );
+      expect(command).toEqual([
+        '/bin/sh',
+        '-c',
+        expect.any(String),
+        'sh',
+        '/bin/bash',
+        '-c',
+        'echo "$1"',
+        'x',
+        "it's",
+      ]);
+      const [limits, ...rest] = command[2]?.split('\n') ?? [];
+      expect(limits).toMatch(LIMITS);
+      expect(rest).toEqual(['exec "$@"']);
+    });
+
+    it('keeps its arguments, its pid, its exit status and its signal', async () => {
+      // pid 2: the process bubblewrap started, after its init (pid 1), with no shell between.
+      const own = await runResult(sandbox, workspace, 'echo "$$ $1"', ['x', "it's a b"]);
+      expect(own.stdout.text).toBe("2 it's a b\n");
+      expect((await runResult(sandbox, workspace, 'exit 7')).exitCode).toBe(7);
+      // bubblewrap reports a command killed by a signal as 128 + the signal.
+      expect((await runResult(sandbox, workspace, 'kill -TERM $$')).exitCode).toBe(143);
     });
   });
 

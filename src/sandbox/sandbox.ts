@@ -90,12 +90,7 @@ export interface Sandbox extends SandboxView {
 
 /** Tool folders under a home that hold programs and no credentials (GitHub-hosted images). */
 const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools'];
-/**
- * Inside every writable root: where git finds programs to run and filters to apply (the config
- * and the per-worktree config, the hooks, the attributes, and `commondir`, which would make
- * another folder's config the repository's), and the judges (judges.ts). Those that exist are
- * mounted read-only; those that do not are kept absent (absent-judges.ts).
- */
+
 /**
  * The most tasks (processes and threads) a sandboxed command may have at once: a fork bomb stops
  * there instead of at the host's PID limit (32768 on some machines), taking every other job on a
@@ -108,11 +103,14 @@ const HOME_TOOL_FOLDERS = ['.local/bin', '.cargo/bin', '.rustup', '.dotnet/tools
 export const MAX_SANDBOX_TASKS = 4096;
 
 /**
- * What runs first inside, in /bin/sh, before `exec "$@"`: the soft limit, then the hard one, so
- * that the command cannot raise it again (a hard limit already lower stays: lowering the soft one
- * then fails, and the lower one holds). dash (Debian's and Ubuntu's sh) names the limit `-p`,
- * bash and busybox `-u`; in bash `-p` is the pipe size, which cannot be set, so the second try is
- * harmless where the first did its work.
+ * What runs first inside, in /bin/sh, before `exec "$@"` (so that the command is the process
+ * bubblewrap started: its pid, exit status and signals are the command's): the soft limit, then
+ * the hard one, so that the command cannot raise it again. Where the hard limit is already
+ * lower, setting the soft one fails and the lower one holds. A lower soft limit is raised
+ * inside, and still holds for the host: the kernel counts each user namespace and its parent's,
+ * the user's tasks on the host against the limit bubblewrap started with. dash (Debian's and
+ * Ubuntu's sh) names the limit `-p`, bash and busybox `-u`; in bash `-p` is the pipe size, which
+ * cannot be set, so the second try is harmless where the first did its work.
  */
 function limitsPrelude(): string {
   const limit = (flag: string) =>
@@ -120,6 +118,12 @@ function limitsPrelude(): string {
   return `${limit('u')} || ${limit('p')}`;
 }
 
+/**
+ * Inside every writable root: where git finds programs to run and filters to apply (the config
+ * and the per-worktree config, the hooks, the attributes, and `commondir`, which would make
+ * another folder's config the repository's), and the judges (judges.ts). Those that exist are
+ * mounted read-only; those that do not are kept absent (absent-judges.ts).
+ */
 const PROTECTED_IN_ROOTS = [
   '.git/config',
   '.git/config.worktree',
@@ -237,6 +241,8 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
       plan,
       allowedDomains: domains,
       env,
+      // The kernel holds no task whose real user is root to RLIMIT_NPROC.
+      ...(process.getuid?.() !== 0 && { maxTasks: MAX_SANDBOX_TASKS }),
       wrap: (file, args, cwd) => {
         counts.commands++;
         return wrap(file, args, cwd);

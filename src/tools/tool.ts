@@ -114,6 +114,11 @@ export interface SandboxView extends CommandSandbox {
   readonly plan?: {
     readonly mounts: readonly { readonly kind: string; readonly target: string }[];
   };
+  /**
+   * The most tasks (processes and threads) a command in it may have at once; absent where the
+   * kernel holds it to none (ci-agent runs as root, whom RLIMIT_NPROC does not hold).
+   */
+  readonly maxTasks?: number;
   /** Where the network proxy's refusals stand; see networkRefusalsSince. */
   networkMark(): number;
   /**

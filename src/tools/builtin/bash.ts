@@ -27,6 +27,7 @@ import { possibleWrites } from './bash/possible-writes.js';
 import { isReadOnlyCommand } from './bash/read-only.js';
 import { readScope } from './bash/read-scope.js';
 import type { CommandResult } from './bash/run-command.js';
+import { taskLimitNote } from './bash/task-limit.js';
 
 const PROGRESS_INTERVAL_MS = 100;
 
@@ -167,7 +168,9 @@ export const bashTool = defineTool({
     }
     const refused =
       sandbox && networkMark !== undefined ? sandbox.networkRefusalsSince(networkMark) : [];
-    return { data: toOutput(input.command, result, timeoutMs, cwdResetTo, refused) };
+    return {
+      data: toOutput(input.command, result, timeoutMs, cwdResetTo, refused, sandbox?.maxTasks),
+    };
   },
   mapToolResultToToolResultBlockParam: (output: BashOutput, toolUseId) => ({
     type: 'tool_result',
@@ -235,6 +238,7 @@ function toOutput(
   timeoutMs: number,
   cwdReset: string | undefined,
   networkRefusals: readonly string[] = [],
+  maxTasks?: number,
 ): BashOutput {
   const interrupted = result.outcome === 'timed-out' || result.outcome === 'aborted';
   const notes: string[] = [];
@@ -247,6 +251,8 @@ function toOutput(
     notes.push(
       `Permission denied: the command created ${result.judgesRemoved.join(', ')}, where the files that configure and check this run (policy, settings, MCP servers, CI workflows, git's configuration) live; they are not the agent's to change, and the sandbox removed what was created`,
     );
+  const taskLimit = taskLimitNote(result.stderr.text, maxTasks);
+  if (taskLimit) notes.push(taskLimit);
   if (result.sandboxFailed)
     notes.push(
       "The sandbox could not be set up for this command, so it did not run (the message above is the sandbox's, not the command's)",
