@@ -111,10 +111,66 @@ describe('forbiddenAddress', () => {
     expect(forbiddenAddress(address, locals)).toContain(kind);
   });
 
-  it.each(['104.16.0.35', '10.1.2.4', '192.168.1.10', '2606:4700::6810:1', '::ffff:104.16.0.35'])(
-    'lets %s through',
-    (address) => {
-      expect(forbiddenAddress(address, locals)).toBeUndefined();
-    },
-  );
+  it.each([
+    '104.16.0.35',
+    '10.1.2.4',
+    '192.168.1.10',
+    '2606:4700::6810:1',
+    '::ffff:104.16.0.35',
+    '64:ff9b::6810:23',
+  ])('lets %s through', (address) => {
+    expect(forbiddenAddress(address, locals)).toBeUndefined();
+  });
+
+  it.each([
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b::a9fe:a9fe', 'metadata'],
+    ['64:ff9b::', 'unspecified'],
+    ['64:ff9b::1', 'unspecified'],
+  ])('reads the IPv4 address a NAT64 address carries: refuses %s (%s)', (address, kind) => {
+    expect(forbiddenAddress(address, locals)).toContain(kind);
+  });
+
+  describe('when only public addresses may be dialed (WebFetch)', () => {
+    const publicOnly = { publicOnly: true };
+    it.each([
+      ['127.0.0.1', 'loopback'],
+      ['10.1.2.3', 'the machine the action runs on'],
+      ['10.0.0.1', 'private-network'],
+      ['172.16.0.1', 'private-network'],
+      ['172.31.255.255', 'private-network'],
+      ['192.168.1.10', 'private-network'],
+      ['::ffff:192.168.1.10', 'private-network'],
+      ['64:ff9b::a00:1', 'private-network'],
+      ['100.64.0.1', 'carrier-grade NAT'],
+      ['100.127.255.254', 'carrier-grade NAT'],
+      ['fd00::1', 'unique-local'],
+      ['fc00::1', 'unique-local'],
+      ['192.0.2.1', 'documentation'],
+      ['198.18.0.1', 'benchmarking'],
+      ['2001:db8::1', 'documentation'],
+      ['192.0.0.8', 'special-purpose'],
+      ['2002:7f00:1::', 'special-purpose'],
+      ['64:ff9b:1::a00:1', 'special-purpose'],
+      ['fec0::1', 'not a global unicast'],
+      ['::7f00:1', 'not a global unicast'],
+      ['255.255.255.255', 'broadcast'],
+    ])('refuses %s (%s)', (address, kind) => {
+      expect(forbiddenAddress(address, locals, publicOnly)).toContain(kind);
+    });
+
+    it.each([
+      '104.16.0.35',
+      '8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+      '11.0.0.1',
+      '2606:4700::6810:1',
+      '2a00:1450:4001:80b::200e',
+      '::ffff:104.16.0.35',
+      '64:ff9b::6810:23',
+    ])('lets %s through', (address) => {
+      expect(forbiddenAddress(address, locals, publicOnly)).toBeUndefined();
+    });
+  });
 });

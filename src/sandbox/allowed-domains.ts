@@ -10,9 +10,10 @@
  * A name is dialed only at an address that passed `forbiddenAddress`: loopback, unspecified,
  * link-local, multicast, cloud metadata and this host's own interface addresses are where the
  * action's model endpoint, its GitHub token and the runner's services live. An address named
- * by an IP-literal entry (and its port) is the policy's explicit exception.
+ * by an IP-literal entry (and its port) is the policy's explicit exception. WebFetch, which runs
+ * outside the sandbox, asks the same function for public addresses only (`publicOnly`).
  */
-import { BlockList, isIP, isIPv4 } from 'node:net';
+import { BlockList, isIP, isIPv4, isIPv6 } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { domainRuleMatches } from '../permissions/domain-rules.js';
 
@@ -130,38 +131,98 @@ const RANGES: ReadonlyArray<[string, readonly string[]]> = [
   ['a reserved or broadcast address', ['240.0.0.0/4']],
 ];
 
-const BLOCKED: ReadonlyArray<[string, BlockList]> = RANGES.map(([label, cidrs]) => {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [address = '', prefix] = cidr.split('/');
-    const type = isIPv4(address) ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(prefix), type);
-  }
-  return [label, list];
-});
+/**
+ * What else is not the public internet (IANA's special-purpose registries): the proxy dials these
+ * for a name the policy allowed (an internal registry on a self-hosted runner's network), WebFetch
+ * never does.
+ */
+const NON_PUBLIC_RANGES: ReadonlyArray<[string, readonly string[]]> = [
+  ['a private-network address', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
+  ['a carrier-grade NAT address', ['100.64.0.0/10']],
+  ['a unique-local address', ['fc00::/7']],
+  [
+    'a documentation or benchmarking address',
+    ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '198.18.0.0/15', '2001:db8::/32'],
+  ],
+  [
+    'a special-purpose address',
+    ['192.0.0.0/24', '192.88.99.0/24', '100::/64', '64:ff9b:1::/48', '2001::/23', '2002::/16'],
+  ],
+  // Global unicast IPv6 is 2000::/3; the rest is site-local, IPv4-compatible or unassigned.
+  ['not a global unicast address', ['::/3', '4000::/2', '8000::/1']],
+];
+
+type Family = 'ipv4' | 'ipv6';
+
+const BLOCKED = blockLists(RANGES);
+const NON_PUBLIC = blockLists(NON_PUBLIC_RANGES);
+
+/**
+ * One BlockList per range and family: a BlockList matches an IPv4 address against an IPv6 rule
+ * through its mapped form, so `::/3` alone would hold every IPv4 address.
+ */
+function blockLists(
+  ranges: ReadonlyArray<[string, readonly string[]]>,
+): ReadonlyArray<[string, Record<Family, BlockList>]> {
+  return ranges.map(([label, cidrs]) => {
+    const lists = { ipv4: new BlockList(), ipv6: new BlockList() };
+    for (const cidr of cidrs) {
+      const [address = '', prefix] = cidr.split('/');
+      const type = isIPv4(address) ? 'ipv4' : 'ipv6';
+      if (prefix === undefined) lists[type].addAddress(address, type);
+      else lists[type].addSubnet(address, Number(prefix), type);
+    }
+    return [label, lists];
+  });
+}
+
+function rangeOf(
+  ranges: ReadonlyArray<[string, Record<Family, BlockList>]>,
+  address: string,
+  type: Family,
+): string | undefined {
+  return ranges.find(([, lists]) => lists[type].check(address, type))?.[0];
+}
 
 /**
  * Why a name must not be dialed at `address`, or undefined when it may. `localAddresses` are this
  * host's interface addresses (os.networkInterfaces), passed in so the check stays pure.
+ * `publicOnly` refuses every address that is not on the public internet as well (WebFetch).
  */
 export function forbiddenAddress(
   address: string,
   localAddresses: ReadonlySet<string>,
+  options: { publicOnly?: boolean } = {},
 ): string | undefined {
   const canonical = canonicalIp(address);
-  // An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 address it carries.
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  const v4 = mapped ? mappedToIPv4(mapped[1] ?? '', mapped[2] ?? '') : undefined;
-  const checked = v4 ?? canonical;
+  const checked = carriedIPv4(canonical) ?? canonical;
   const type = isIPv4(checked) ? 'ipv4' : 'ipv6';
-  const range = BLOCKED.find(([, list]) => list.check(checked, type))?.[0];
+  const range = rangeOf(BLOCKED, checked, type);
   if (range) return range;
-  return localAddresses.has(checked) ? 'an address of the machine the action runs on' : undefined;
+  if (localAddresses.has(checked)) return 'an address of the machine the action runs on';
+  if (!options.publicOnly) return undefined;
+  return rangeOf(NON_PUBLIC, checked, type);
 }
 
-function mappedToIPv4(high: string, low: string): string {
-  const a = Number.parseInt(high, 16);
-  const b = Number.parseInt(low, 16);
-  return [a >> 8, a & 255, b >> 8, b & 255].join('.');
+/**
+ * An IPv4-mapped IPv6 address (::ffff:127.0.0.1) reaches the IPv4 address it carries, and so does
+ * one in NAT64's well-known prefix (64:ff9b::7f00:1), through the network's NAT64 gateway.
+ */
+const CARRIES_IPV4 = new BlockList();
+CARRIES_IPV4.addSubnet('::ffff:0:0', 96, 'ipv6');
+CARRIES_IPV4.addSubnet('64:ff9b::', 96, 'ipv6');
+
+function carriedIPv4(canonical: string): string | undefined {
+  if (!isIPv6(canonical) || !CARRIES_IPV4.check(canonical, 'ipv6')) return undefined;
+  const [high = 0, low = 0] = ipv6Groups(canonical).slice(-2);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
+/** The eight 16-bit groups of canonical IPv6 text (hex groups, at most one `::`, no dotted quad). */
+function ipv6Groups(canonical: string): number[] {
+  const groups = (text: string) => (text === '' ? [] : text.split(':').map((g) => parseInt(g, 16)));
+  const [head = '', tail] = canonical.split('::');
+  if (tail === undefined) return groups(head);
+  const [before, after] = [groups(head), groups(tail)];
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
 }

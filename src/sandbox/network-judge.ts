@@ -78,7 +78,8 @@ export async function judge(
   };
 }
 
-function localAddresses(): Set<string> {
+/** This host's interface addresses, canonical: an allowed name must not point back at the host. */
+export function localAddresses(): Set<string> {
   const addresses = new Set<string>();
   for (const list of Object.values(networkInterfaces()))
     for (const info of list ?? []) addresses.add(canonicalIp(info.address.replace(/%.*$/, '')));

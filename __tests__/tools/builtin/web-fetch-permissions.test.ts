@@ -1,6 +1,7 @@
 /**
- * WebFetch's domain rules through the real pipeline and session: a refused host is never
- * connected to — the loopback server counts the requests it receives.
+ * WebFetch's domain rules and its public-address check through the real pipeline and session: a
+ * refused host is never connected to — the loopback server counts the connections and requests
+ * it receives.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../../src/agent/session.js';
@@ -11,11 +12,12 @@ import type { ReplayServer } from '../../../testkit/replay-server.js';
 import type { Message, ToolResultBlock } from '../../../src/model/types.js';
 import { parseRule } from '../../../src/permissions/rules.js';
 import type { PermissionMode } from '../../../src/permissions/types.js';
-import { createWebFetchTool } from '../../../src/tools/builtin/web-fetch.js';
+import { createWebFetchTool, webFetchTool } from '../../../src/tools/builtin/web-fetch.js';
+import type { Tool } from '../../../src/tools/tool.js';
 import { makePipeline } from '../../helpers/pipeline-harness.js';
 import { makeWorkspace } from '../../helpers/tool-harness.js';
 import type { Workspace } from '../../helpers/tool-harness.js';
-import { makeCertificate, page, startHttpsServer } from './web/https-server.js';
+import { page, redirect, serverTrust, startHttpsServer } from './web/https-server.js';
 import type { HttpsServer } from './web/https-server.js';
 
 let server: HttpsServer;
@@ -27,9 +29,9 @@ afterEach(() => server.close());
 async function call(
   url: string,
   policy: { mode?: PermissionMode; allow?: string[]; deny?: string[]; ask?: string[] },
+  tool: Tool = createWebFetchTool(serverTrust()),
 ) {
   const parse = (texts: string[] = []) => texts.map((text) => parseRule(text, 'ci-agent.yml'));
-  const tool = createWebFetchTool({ ca: makeCertificate().cert });
   const { deps } = makePipeline([tool], {
     policy: {
       mode: policy.mode ?? 'default',
@@ -120,6 +122,52 @@ describe('WebFetch domain rules in the pipeline', () => {
 
       expect(text(outcome.result)).toBe('the page');
     });
+  });
+});
+
+describe('WebFetch to an address that is not public, in the pipeline', () => {
+  const allowAttacker = { allow: ['WebFetch(domain:attacker.test)'] };
+
+  it('refuses with an error result naming the host, the address and why, although a rule allows the host', async () => {
+    const tool = createWebFetchTool({
+      ...serverTrust(),
+      testAddresses: [],
+      resolve: async () => ['169.254.169.254'],
+    });
+
+    const outcome = await call(`https://attacker.test:${server.port}/doc`, allowAttacker, tool);
+
+    expect(outcome.stage).toBe('call');
+    expect(outcome.result.is_error).toBe(true);
+    expect(text(outcome.result)).toBe(
+      "Error: WebFetch refused to connect: attacker.test resolves to 169.254.169.254, a cloud metadata address. WebFetch fetches pages from public internet addresses only (it runs outside the sandbox, on the runner's own network); no rule, mode or other spelling of the URL changes that.",
+    );
+    expect(server.connections).toBe(0);
+  });
+
+  it('refuses the loopback server in bypassPermissions when the tool is the built-in one, which names no test address', async () => {
+    const outcome = await call(`${server.url}/doc`, { mode: 'bypassPermissions' }, webFetchTool);
+
+    expect(outcome.result.is_error).toBe(true);
+    expect(text(outcome.result)).toContain(
+      'WebFetch refused to connect: 127.0.0.1 is a loopback address.',
+    );
+    expect(server.connections).toBe(0);
+  });
+
+  it('reports a redirect to a private address unfollowed, and refuses the call that follows it', async () => {
+    const tool = createWebFetchTool(serverTrust());
+    const redirecting = await startHttpsServer({ '/go': redirect('https://10.0.0.1/admin') });
+    try {
+      const first = await call(`${redirecting.url}/go`, { mode: 'bypassPermissions' }, tool);
+      const second = await call('https://10.0.0.1/admin', { mode: 'bypassPermissions' }, tool);
+
+      expect(text(first.result)).toContain('Redirect URL: https://10.0.0.1/admin');
+      expect(second.result.is_error).toBe(true);
+      expect(text(second.result)).toContain('10.0.0.1 is a private-network address');
+    } finally {
+      await redirecting.close();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * WebFetch against a real loopback HTTPS server (its own certificate, trusted through the tool's
- * `ca` option) and, for the prompt, the real SDK client against the replay server.
+ * `ca` option, its loopback address named through `testAddresses`) and, for the prompt, the real SDK client against the replay server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createAnthropicClient } from '../../../src/model/anthropic-client.js';
@@ -17,7 +17,7 @@ import { PAGE_CACHE_TTL_MS, PageCache } from '../../../src/tools/builtin/web/pag
 import type { Tool, ToolContext } from '../../../src/tools/tool.js';
 import { makeContext, makeWorkspace, runTool } from '../../helpers/tool-harness.js';
 import type { Workspace } from '../../helpers/tool-harness.js';
-import { makeCertificate, page, redirect, startHttpsServer } from './web/https-server.js';
+import { page, redirect, serverTrust, startHttpsServer } from './web/https-server.js';
 import type { HttpsServer } from './web/https-server.js';
 
 const API_KEY = 'sk-ant-test';
@@ -30,7 +30,7 @@ let tool: Tool;
 beforeEach(() => {
   workspace = makeWorkspace('ci-agent-webfetch-');
   now = 0;
-  tool = createWebFetchTool({ ca: makeCertificate().cert, cache: new PageCache(() => now) });
+  tool = createWebFetchTool({ ...serverTrust(), cache: new PageCache(() => now) });
 });
 afterEach(async () => {
   await server?.close();
@@ -105,7 +105,7 @@ describe('createWebFetchTool', () => {
     });
 
     it('says the page was cut when the download itself was', async () => {
-      tool = createWebFetchTool({ ca: makeCertificate().cert, maxBytes: 10 });
+      tool = createWebFetchTool({ ...serverTrust(), maxBytes: 10 });
       server = await startHttpsServer({ '/big': page('0123456789abcdef', 'text/plain') });
 
       const run = await fetchWith({ url: `${server.url}/big`, prompt: 'p' });

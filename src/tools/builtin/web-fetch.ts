@@ -4,8 +4,9 @@
  * 1. validateInput: the URL must parse, be http(s) and carry no credentials; http becomes https.
  * 2. checkPermissions: `domain:<host>`. The pipeline asks the deny rules before anything else,
  *    so a denied host is never connected to.
- * 3. call: the page from the 15-minute cache, or fetched (fetch-page.ts); a redirect to another
- *    origin is reported, not followed; HTML becomes Markdown; the text is capped.
+ * 3. call: the page from the 15-minute cache, or fetched (fetch-page.ts) from a public address
+ *    only (public-address.ts: a host that is or resolves to a private one is refused); a redirect
+ *    to another origin is reported, not followed; HTML becomes Markdown; the text is capped.
  * 4. With `queryModel` in the context, a small model answers the call's prompt over the page and
  *    the answer is the result; without it (or when it fails), the capped page is.
  *
@@ -18,6 +19,7 @@ import type { Tool, ToolCallGenerator, ToolContext, ValidationResult } from '../
 import type { ToolResultBlock } from '../../model/types.js';
 import { errorMessage } from '../../util/errors.js';
 import type { CrossOriginRedirect } from './web/fetch-page.js';
+import type { Resolve } from './web/public-address.js';
 import { PageCache } from './web/page-cache.js';
 import type { CachedPage } from './web/page-cache.js';
 import { checkFetchUrl, domainRuleContent } from './web/web-url.js';
@@ -46,9 +48,14 @@ export interface WebFetchOutput {
   url: string;
 }
 
+/** Set in code only: the built-in tool has none, and neither the policy nor the model reaches them. */
 export interface WebFetchOptions {
   /** Certificate authorities to trust besides the system's (PEM): tests serve their own. */
   ca?: string;
+  /** Host name to addresses, instead of the system's resolver: tests answer for made-up names. */
+  resolve?: Resolve;
+  /** Non-public addresses fetched all the same: a test's own loopback server. */
+  testAddresses?: readonly string[];
   timeoutMs?: number;
   maxBytes?: number;
   cache?: PageCache;
@@ -61,6 +68,7 @@ const description = `Fetches a web page and answers a prompt about its content.
 - Very large pages are cut; ask precise questions.
 - When the URL redirects to a different host, the result says so and gives the new URL: call WebFetch again with it.
 - Which hosts may be fetched is set by the repository's policy; a refused host cannot be reached by any URL form.
+- Only pages on the public internet can be fetched: a host that is or resolves to a private, loopback or link-local address is refused.
 - Prefer a tool that reads files locally when the content is already in the repository.`;
 
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool {
@@ -117,6 +125,8 @@ async function* fetchAndAnswer(
       timeoutMs: options.timeoutMs ?? FETCH_TIMEOUT_MS,
       maxBytes: options.maxBytes ?? MAX_PAGE_BYTES,
       ...(options.ca !== undefined && { ca: options.ca }),
+      ...(options.resolve !== undefined && { resolve: options.resolve }),
+      ...(options.testAddresses !== undefined && { testAddresses: options.testAddresses }),
     });
     if (fetched.kind === 'redirect') {
       return done({

@@ -1,7 +1,8 @@
 /**
  * A loopback HTTPS server for WebFetch tests: a self-signed certificate made by the real
- * `openssl` (valid for 127.0.0.1 and localhost, so one server can play two hosts), a handler per
- * path, and every request recorded, so a test can prove that none arrived.
+ * `openssl` (valid for 127.0.0.1, localhost and the made-up names of NAMES, so one server can
+ * play several hosts), a handler per path, and every connection and request recorded, so a test
+ * can prove that none arrived.
  */
 import { execaSync } from 'execa';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +10,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** Names no resolver knows: a test answers for them with a resolver of its own. */
+export const NAMES = ['attacker.test', 'rebind.test'] as const;
+
+/** The address the server listens on. WebFetch dials it only when a test names it. */
+export const LOOPBACK = '127.0.0.1';
 
 export interface Certificate {
   /** PEM; also the CA the client must trust. */
@@ -38,7 +45,7 @@ export function makeCertificate(): Certificate {
         '-subj',
         '/CN=localhost',
         '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+        `subjectAltName=DNS:localhost,IP:127.0.0.1,${NAMES.map((name) => `DNS:${name}`).join(',')}`,
         '-keyout',
         join(dir, 'key.pem'),
         '-out',
@@ -56,6 +63,14 @@ export function makeCertificate(): Certificate {
   }
 }
 
+/**
+ * What WebFetch needs to read this server's pages: trust in its certificate and, because WebFetch
+ * fetches public addresses only, its loopback address as a test address.
+ */
+export function serverTrust(): { ca: string; testAddresses: readonly string[] } {
+  return { ca: makeCertificate().cert, testAddresses: [LOOPBACK] };
+}
+
 export interface RecordedRequest {
   method: string;
   path: string;
@@ -68,6 +83,8 @@ export interface HttpsServer {
   port: number;
   /** `https://127.0.0.1:<port>` */
   url: string;
+  /** TCP connections accepted, TLS handshake or not. */
+  readonly connections: number;
   requests: RecordedRequest[];
   /** Resolves when the next request arrives. */
   nextRequest(): Promise<RecordedRequest>;
@@ -94,12 +111,17 @@ export async function startHttpsServer(
     response.writeHead(404, { 'content-type': 'text/plain' });
     response.end('not here');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let connections = 0;
+  server.on('connection', () => connections++);
+  await new Promise<void>((resolve) => server.listen(0, LOOPBACK, resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
   return {
     port: address.port,
-    url: `https://127.0.0.1:${address.port}`,
+    url: `https://${LOOPBACK}:${address.port}`,
+    get connections() {
+      return connections;
+    },
     requests,
     nextRequest: () => new Promise((resolve) => waiting.push(resolve)),
     close: () =>

@@ -4,16 +4,23 @@
  *    unfollowed, because the new host must pass the domain rules in a call of its own;
  * 2. the body is decompressed as it arrives and cut at `maxBytes` (counted after decompression,
  *    so a small gzip bomb cannot grow past it);
- * 3. one timer covers the whole fetch, redirects included; the call's signal aborts it too.
- * node:https rather than fetch(): its `ca` option lets tests trust their own certificate, and it
- * never follows a redirect by itself.
+ * 3. one timer covers the whole fetch, redirects included; the call's signal aborts it too;
+ * 4. the host is resolved once, before the first request, and every address is checked
+ *    (public-address.ts); every request of the fetch connects to that one checked address, with
+ *    a connection of its own (no pooled socket another request opened).
+ * node:https rather than fetch(): its `lookup` option pins the address, its `ca` option lets
+ * tests trust their own certificate, and it never follows a redirect by itself.
  */
 import { request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { isSameOrigin, upgradeToHttps } from './web-url.js';
+import { systemResolve } from '../../../sandbox/network-judge.js';
+import { publicAddress } from './public-address.js';
+import type { DialAddress, Resolve } from './public-address.js';
+import { hostOf, isSameOrigin, upgradeToHttps } from './web-url.js';
 
 export const USER_AGENT = 'Claude-User (ci-agent; +https://github.com/features/actions)';
 export const MAX_REDIRECTS = 10;
@@ -24,6 +31,10 @@ export interface FetchLimits {
   maxBytes: number;
   /** Extra certificate authorities to trust (PEM); tests use it for their own server. */
   ca?: string;
+  /** Host name to addresses; the system's resolver by default, a test's own for names it makes up. */
+  resolve?: Resolve;
+  /** Non-public addresses a test's own server listens on (public-address.ts); none otherwise. */
+  testAddresses?: readonly string[];
 }
 
 export interface FetchedPage {
@@ -56,9 +67,18 @@ export async function fetchPage(
   );
   const signal = AbortSignal.any([limits.signal, timer.signal]);
   try {
+    const address = await untilAborted(
+      publicAddress(hostOf(url), {
+        resolve: limits.resolve ?? systemResolve,
+        testAddresses: limits.testAddresses ?? [],
+      }),
+      signal,
+    );
     let current = url;
+    // Every URL of the loop has the origin of `url` (a redirect elsewhere is returned), so
+    // `address` is the checked address of its host.
     for (let redirects = 0; ; redirects++) {
-      const response = await get(current, signal, limits.ca);
+      const response = await get(current, address, signal, limits.ca);
       const location = response.headers.location;
       if (!isRedirect(response.statusCode) || location === undefined) {
         const { body, truncated } = await readBody(response, limits.maxBytes, signal);
@@ -88,11 +108,20 @@ export async function fetchPage(
   }
 }
 
-function get(url: URL, signal: AbortSignal, ca: string | undefined): Promise<IncomingMessage> {
+function get(
+  url: URL,
+  address: DialAddress,
+  signal: AbortSignal,
+  ca: string | undefined,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const outgoing = request(url, {
       method: 'GET',
       signal,
+      // A connection of this request's own, to the checked address; the URL's host still names
+      // the server in the TLS handshake (SNI, certificate check) and in the Host header.
+      agent: false,
+      lookup: pinnedLookup(address),
       headers: {
         'user-agent': USER_AGENT,
         accept: 'text/markdown, text/html;q=0.9, text/*;q=0.8, */*;q=0.5',
@@ -103,6 +132,22 @@ function get(url: URL, signal: AbortSignal, ca: string | undefined): Promise<Inc
     outgoing.once('response', resolve);
     outgoing.once('error', reject);
     outgoing.end();
+  });
+}
+
+function pinnedLookup({ address, family }: DialAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(abortReason(signal));
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
   });
 }
 
