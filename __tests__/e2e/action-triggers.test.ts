@@ -22,6 +22,7 @@ import {
   startModel,
 } from '../helpers/action-harness.js';
 import {
+  CHECK,
   FILES,
   FIXED,
   HEAD,
@@ -58,6 +59,36 @@ describe('the GitHub Action (dist/index.js) on its other triggers', () => {
       expect(comments[0]!.body).toContain('`node check.mjs` passes on this pull request');
       expect((await harness.origin.branches())[HEAD]).toBe(harness.headSha);
       expectClean(harness);
+    });
+
+    it("puts back the hook a passing test command planted, unsandboxed, before the workflow's next step", async () => {
+      const planting =
+        "import { writeFileSync } from 'node:fs';\n" +
+        "writeFileSync('.git/hooks/post-checkout', '#!/bin/sh\\ntouch ../planted-hook-ran\\n', { mode: 0o755 });\n";
+      const harness = await startActionHarness({
+        files: { ...FILES, '.github/ci-agent.yml': `${POLICY}sandbox: off\n` },
+        branches: { [HEAD]: { 'src/stats.js': FIXED, 'check.mjs': `${planting}${CHECK}` } },
+        seed: {
+          pulls: [{ repo: FULL_NAME, number: PR, title: 'Plant', head: HEAD, base: 'main' }],
+        },
+      });
+      const headSha = (await harness.origin.branches())[HEAD]!;
+      const model = await startModel({ turns: [] });
+      const run = await runBuiltAction(harness, model, {
+        payload: pullRequestOpened(headSha),
+        eventName: 'pull_request',
+        inputs: { 'TEST-COMMAND': TEST_COMMAND },
+      });
+
+      expect(run.code, run.stdout).toBe(0);
+      expect(run.outputs.conclusion).toBe('tests-pass');
+      const checkout = harness.origin.checkout;
+      expect(existsSync(join(checkout, '.git/hooks/post-checkout'))).toBe(false);
+      await harness.origin.git(['checkout', '-q', '--detach'], checkout);
+      expect(existsSync(join(checkout, '..', 'planted-hook-ran'))).toBe(false);
+      expect(run.stdout).toContain(
+        "::warning::The agent changed git's configuration (.git/hooks/post-checkout); it was put back before the workflow's next step",
+      );
     });
 
     it('gives the failing output to the model and pushes the fix to the PR branch', async () => {

@@ -177,14 +177,15 @@ describe('the GitHub Action (dist/index.js)', () => {
 
     expect(run.code, run.stdout).toBe(0);
     expect(run.outputs.conclusion).toBe('success');
-    expect(existsSync(join(origin.checkout, '.git/hooks/post-commit'))).toBe(true);
+    // Removed, not only skipped by ci-agent's own git: the workflow's later steps run hooks.
+    expect(existsSync(join(origin.checkout, '.git/hooks/post-commit'))).toBe(false);
     expect(existsSync(canary)).toBe(false);
     expect(readFileSync(join(origin.checkout, '.git/config'), 'utf8')).not.toContain('planted');
     const branches = await origin.branches();
     expect(branches['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
     const comment = reportComments(github)[0];
     expect(comment?.body).toContain(
-      "> ⚠️ The agent changed git's configuration (.git/config); it was put back before ci-agent ran git",
+      "> ⚠️ The agent changed git's configuration (.git/config, .git/hooks/post-commit); it was put back before ci-agent ran git",
     );
     expect(run.stdout).toContain("::warning::The agent changed git's configuration");
     expect(comment?.body).toContain('**Unsandboxed**');

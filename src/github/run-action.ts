@@ -11,7 +11,8 @@
  *   8. the report: the comment, the job summary, the artifact, the outputs, an honest conclusion
  * A failure at any step after 3 still ends in 8, with what there is. The runner's files are copied
  * before 3 and checked after 6 and before 8 (runner-files.ts): a change fails the run, pushes
- * nothing, and is put back before the action writes its own outputs.
+ * nothing, and is put back before the action writes its own outputs. Git's control files are
+ * copied before 5 and put back after 6 and again before 8, however the run ended (git-control.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,6 +68,7 @@ import {
 } from './git.js';
 import type { RemoteAccess } from './git.js';
 import { restoreGitControl, snapshotGitControl } from './git-control.js';
+import type { GitControlSnapshot } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
 import { policyAnnotations } from './policy-annotations.js';
@@ -356,10 +358,13 @@ async function work(
   let openedBy: string | undefined;
   let commitSha: string | undefined;
   let gitControlNote: string | undefined;
+  const gitControlRestored: string[] = [];
   let sandbox: Sandbox | undefined;
   let sandboxReport: ReportContext['sandbox'];
   /** The checkout's credentials, out of git's config from before the first code not ours runs. */
   let credentials: Promise<CredentialStash> | undefined;
+  /** Git's control files as they were before the first code not ours ran (git-control.ts). */
+  let gitControl: Promise<GitControlSnapshot> | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -441,9 +446,19 @@ async function work(
       );
     }
 
+    // Copied before anything of the checkout runs (the test command, then the agent's tools and
+    // hooks, which wait for workspaceReady), off the way to the first request; after the
+    // credentials are out, so that what is put back has none.
+    gitControl = credentials.then((stash) => {
+      const note = credentialsNote(stash);
+      if (note) commands.info(masker.mask(`ci-agent: ${note}`));
+      return snapshotGitControl(workspace, env);
+    });
+    gitControl.catch(() => undefined);
+
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
-      await credentials;
+      await gitControl;
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
         runTestCommand(command, {
@@ -470,13 +485,6 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    // Copied before any tool or hook can run (they wait for workspaceReady), off the way to the
-    // first request; after the credentials are out, so that what is put back has none.
-    const gitControl = credentials.then((stash) => {
-      const note = credentialsNote(stash);
-      if (note) commands.info(masker.mask(`ci-agent: ${note}`));
-      return snapshotGitControl(workspace, env);
-    });
     const workspaceReady = gitControl.then(() => undefined);
     workspaceReady.catch(() => undefined);
     const promptId = randomUUID();
@@ -550,11 +558,7 @@ async function work(
     }
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
-    const restored = await restoreGitControl(await gitControl);
-    if (restored.length > 0) {
-      gitControlNote = `The agent changed git's configuration (${restored.join(', ')}); it was put back before ci-agent ran git`;
-      commands.warning(masker.mask(gitControlNote));
-    }
+    noteGitControl(await restoreGitControl(await gitControl), 'before ci-agent ran git');
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
     // A changed runner file means the agent was turned against the workflow: its work is kept
     // as a patch, not pushed; finish() fails the run and says which file.
@@ -733,6 +737,34 @@ async function work(
     commands.error(masker.mask(`ci-agent: ${headline}`));
   }
 
+  /** What was put back of git's control files, in the report and the step log. */
+  function noteGitControl(restored: readonly string[], when: string): void {
+    const fresh = restored.filter((path) => !gitControlRestored.includes(path));
+    if (fresh.length === 0) return;
+    gitControlRestored.push(...fresh);
+    const note = `The agent changed git's configuration (${fresh.join(', ')}); it was put back ${when}`;
+    gitControlNote = gitControlNote === undefined ? note : `${gitControlNote}. ${note}`;
+    commands.warning(masker.mask(note));
+  }
+
+  /**
+   * The last check of git's control files, for the workflow's later steps (and checkout's
+   * post-job cleanup, which runs git in every submodule): for a run that ended before the
+   * restore after the agent (a failure, passing tests), and for a change made since.
+   */
+  async function checkGitControl(): Promise<void> {
+    const snapshot = await gitControl?.catch(() => undefined);
+    if (!snapshot) return;
+    try {
+      noteGitControl(await restoreGitControl(snapshot), "before the workflow's next step");
+    } catch (error) {
+      // Already the headline when the restore after the agent failed the same way.
+      if (conclusion !== 'failed')
+        headline = `git's configuration could not be checked or put back: ${errorMessage(error)}`;
+      conclusion = 'failed';
+    }
+  }
+
   async function finish(): Promise<ActionOutcome> {
     // Closed first: its closing line's hash is the final one, which the report and the outputs
     // publish outside the log (docs/AUDIT.md). A log that failed to write has none.
@@ -745,6 +777,7 @@ async function work(
     const report = collector.report;
     const stash = await credentials?.catch(() => undefined);
     const credentialsTaken = stash && credentialsNote(stash);
+    await checkGitControl();
     await checkRunnerFiles();
     // Long answered by now; its failure (a permission the job lacks) belongs in the report too.
     const started = await working;

@@ -22,7 +22,8 @@
  *      process can move `.github` or `.git` aside and put a directory of its own in their place;
  *   7. read-only again inside the writable places: the judges (policy and settings files, hook
  *      scripts, `.claude/`, `.mcp.json`, `.github/workflows`, `.github/actions`), the repository's
- *      `.git/config` and `.git/hooks`, and what the policy keeps from writes;
+ *      `.git/config` and `.git/hooks` (and each submodule git directory's, and each submodule's
+ *      `.git` file), and what the policy keeps from writes;
  *   8. hidden files, /dev/null bound over each, read-only (a host device, which nothing in the
  *      sandbox's user namespace may open): the model provider's credential files, wherever they
  *      are in sight (google-github-actions/auth writes its own into the workspace).

@@ -37,6 +37,7 @@ import type { SandboxView } from '../tools/tool.js';
 import { JUDGES_IN_ROOT } from '../permissions/judges.js';
 import { findCredentialFiles } from '../util/credential-files.js';
 import { watchAbsentJudges } from './absent-judges.js';
+import { CONTROL_FILES, findGitDirs, HOOKS } from '../util/git-dirs.js';
 
 export interface SandboxPolicy {
   allowedDomains: readonly string[];
@@ -132,6 +133,24 @@ const PROTECTED_IN_ROOTS = [
   '.git/info/attributes',
   ...JUDGES_IN_ROOT,
 ];
+
+/**
+ * The same for each submodule's git directory (`.git/modules/<name>/`, nested ones too), which
+ * the host's git runs later (a `git submodule foreach`, a status that recurses, actions/checkout's
+ * post-job cleanup); and each submodule's `.git` file, which names that git directory: a `.git`
+ * folder the agent put in its place would be a repository of its own. A `.git` file that does
+ * not exist (a submodule not checked out) the agent may make (`git submodule update`); a git
+ * directory that was not there before, the action removes (git-control.ts).
+ */
+function submoduleControl(root: string): { control: string[]; pointers: string[] } {
+  const dirs = findGitDirs(root);
+  return {
+    control: dirs.submodules.flatMap((dir) =>
+      [...CONTROL_FILES, HOOKS].map((name) => join(dir, name)),
+    ),
+    pointers: dirs.pointers.filter((pointer) => isInside(pointer, root)),
+  };
+}
 
 export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
   const tools = findTools(request.env.PATH);
@@ -347,6 +366,11 @@ function layout(request: SandboxRequest) {
     );
   }
   for (const cache of policy.allowWrite) mkdirSync(cache, { recursive: true });
+  const submodules = roots.map(submoduleControl);
+  const protectedPaths = roots.flatMap((root, index) => [
+    ...PROTECTED_IN_ROOTS.map((path) => join(root, path)),
+    ...(submodules[index]?.control ?? []),
+  ]);
   return {
     workspaceRoots: roots,
     home: realHome,
@@ -361,19 +385,17 @@ function layout(request: SandboxRequest) {
     ]),
     writable: existing(policy.allowWrite),
     readOnly: existing([
-      ...roots.flatMap((root) => PROTECTED_IN_ROOTS.map((path) => join(root, path))),
+      ...protectedPaths,
+      ...submodules.flatMap(({ pointers }) => pointers),
       ...request.judges,
       ...policy.denyWrite,
     ]),
-    absentJudges: roots.flatMap((root) =>
-      PROTECTED_IN_ROOTS.flatMap((path) => {
-        const location = join(root, path);
-        if (real(location) !== undefined) return [];
-        const where = realLocation(location);
-        const inRoot = roots.find((candidate) => isInside(where, candidate));
-        return inRoot ? [{ root: inRoot, path: where }] : [];
-      }),
-    ),
+    absentJudges: protectedPaths.flatMap((location) => {
+      if (real(location) !== undefined) return [];
+      const where = realLocation(location);
+      const inRoot = roots.find((candidate) => isInside(where, candidate));
+      return inRoot ? [{ root: inRoot, path: where }] : [];
+    }),
   };
 }
 

@@ -1,0 +1,1 @@
+export * from '../500.index.js';

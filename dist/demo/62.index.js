@@ -1,1 +1,0 @@
-export * from '../62.index.js';
