@@ -179,10 +179,18 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
     expect(toolResult(model, 'toolu_bash')).toContain('PLANTED');
     expect(run.outputs.conclusion, run.stdout).toBe('success');
     expect(existsSync(canary)).toBe(false);
-    // The fix is pushed; the trap was live all along: a plain `git status` there springs it.
     expect((await origin.branches())['ci-agent/issue-1']).toBe(run.outputs['commit-sha']);
+    // Nor does the workflow's next step: the gitlink is out of the index (and of the pushed
+    // tree), its repository's .git gone, and the report says so. (A plain `git status` sprang
+    // it before the action put the gitlinks back: gitlink-traps.test.ts.)
+    expect(run.stdout).toContain('sub (a gitlink the agent added)');
     await execa('git', ['status', '--porcelain'], { cwd: origin.checkout });
-    expect(readFileSync(canary, 'utf8')).toContain('filter');
+    expect(existsSync(canary)).toBe(false);
+    expect(existsSync(join(origin.checkout, 'sub', '.git'))).toBe(false);
+    const pushed = await execa('git', ['ls-tree', '-r', run.outputs['commit-sha'] ?? ''], {
+      cwd: origin.checkout,
+    });
+    expect(pushed.stdout).not.toContain('160000');
   });
 
   it('sandboxed, never lets the agent write GITHUB_ENV at all', async () => {

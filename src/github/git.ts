@@ -186,10 +186,18 @@ export async function commitAll(
   if (!(await hasChanges(git))) return undefined;
   // `git add` checks each gitlink's submodule for changes however it is configured (SAFE_CONFIG):
   // left out, a submodule's new commit is not staged; its repository is not entered.
-  const excluded = [...(options.exclude ?? []), ...(await gitlinks(git))].map(
+  const linked = await gitlinks(git);
+  const excluded = [...(options.exclude ?? []), ...linked].map(
     (path) => `:(top,exclude,literal)${path}`,
   );
   await git.run(['add', '-A', ...(excluded.length > 0 ? ['--', ':(top)', ...excluded] : [])]);
+  // `git add` makes a gitlink of a repository it finds in the worktree (one the agent made):
+  // committed, a later step's `git status` would enter it (gitlink-traps.ts). Never staged.
+  const made = (await gitlinks(git)).filter((path) => !linked.includes(path));
+  if (made.length > 0) {
+    await unstage(git, made);
+    excluded.push(...made.map((path) => `:(top,exclude,literal)${path}`));
+  }
   if (excluded.length > 0 && (await git.run(['diff', '--cached', '--name-only'])).trim() === '')
     return undefined;
   await git.run(
@@ -219,7 +227,7 @@ export async function commitAll(
 }
 
 /** The index's gitlinks (submodules, embedded repositories), relative to the top. */
-async function gitlinks(git: Git): Promise<string[]> {
+export async function gitlinks(git: Git): Promise<string[]> {
   const listed = await git.run(['ls-files', '--stage', '-z', '--full-name']);
   const paths: string[] = [];
   for (const entry of listed.split('\0')) {
@@ -228,6 +236,20 @@ async function gitlinks(git: Git): Promise<string[]> {
     if (tab > 0 && entry.startsWith('160000 ')) paths.push(entry.slice(tab + 1));
   }
   return [...new Set(paths)];
+}
+
+/** Takes `paths` (relative to the repository's top) out of the index, leaving the worktree. */
+export async function unstage(git: Git, paths: readonly string[]): Promise<void> {
+  // -f: the staged object may match neither HEAD nor the folder, which `rm --cached` refuses.
+  await git.run([
+    'rm',
+    '--cached',
+    '-f',
+    '-q',
+    '--ignore-unmatch',
+    '--',
+    ...paths.map((path) => `:(top,literal)${path}`),
+  ]);
 }
 
 /**

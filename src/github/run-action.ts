@@ -68,6 +68,8 @@ import {
 } from './git.js';
 import type { RemoteAccess } from './git.js';
 import { restoreGitControl, snapshotGitControl } from './git-control.js';
+import { removeGitlinkTraps, snapshotGitlinks } from './gitlink-traps.js';
+import type { GitlinkSnapshot } from './gitlink-traps.js';
 import type { GitControlSnapshot } from './git-control.js';
 import type { FileChange } from './git.js';
 import { readInputs } from './inputs.js';
@@ -365,6 +367,7 @@ async function work(
   let credentials: Promise<CredentialStash> | undefined;
   /** Git's control files as they were before the first code not ours ran (git-control.ts). */
   let gitControl: Promise<GitControlSnapshot> | undefined;
+  let gitlinkState: Promise<GitlinkSnapshot> | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -455,10 +458,13 @@ async function work(
       return snapshotGitControl(workspace, env);
     });
     gitControl.catch(() => undefined);
+    // git runs in the checkout here, so after its configuration is copied (and as it was).
+    gitlinkState = gitControl.then(() => snapshotGitlinks(git, workspace));
+    gitlinkState.catch(() => undefined);
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
-      await gitControl;
+      await gitlinkState;
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
         runTestCommand(command, {
@@ -485,7 +491,7 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    const workspaceReady = gitControl.then(() => undefined);
+    const workspaceReady = gitlinkState.then(() => undefined);
     workspaceReady.catch(() => undefined);
     const promptId = randomUUID();
     transcript = openTranscript(paths.transcript, {
@@ -559,6 +565,7 @@ async function work(
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
     noteGitControl(await restoreGitControl(await gitControl), 'before ci-agent ran git');
+    noteGitControl(await removeGitlinkTraps(git, await gitlinkState), 'before ci-agent ran git');
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
     // A changed runner file means the agent was turned against the workflow: its work is kept
     // as a patch, not pushed; finish() fails the run and says which file.
@@ -757,6 +764,9 @@ async function work(
     if (!snapshot) return;
     try {
       noteGitControl(await restoreGitControl(snapshot), "before the workflow's next step");
+      const gitlinks = await gitlinkState;
+      if (gitlinks)
+        noteGitControl(await removeGitlinkTraps(git, gitlinks), "before the workflow's next step");
     } catch (error) {
       // Already the headline when the restore after the agent failed the same way.
       if (conclusion !== 'failed')
