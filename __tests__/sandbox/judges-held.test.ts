@@ -9,24 +9,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JUDGES_IN_ROOT } from '../../src/permissions/judges.js';
-import { runProcess } from '../../src/process/run-process.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.js';
+import { EMPTY_SANDBOX_POLICY as EMPTY, runInSandbox as run } from '../helpers/sandbox-script.js';
 
 const bwrap = existsSync('/usr/bin/bwrap');
-const EMPTY = { allowedDomains: [], allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] };
 const POLICY = 'permissions:\n  defaultMode: default\n';
-
-async function run(sandbox: Sandbox, cwd: string, script: string) {
-  const done = await runProcess({
-    file: '/bin/bash',
-    args: ['-c', script],
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/tmp', ...sandbox.env },
-    sandbox,
-    timeoutMs: 20_000,
-  }).result;
-  return { output: `${done.stdout.text}${done.stderr.text}`, undone: done.undone ?? [] };
-}
 
 describe.skipIf(!bwrap)('the judges, attacked from inside the sandbox', () => {
   let root: string;

@@ -564,8 +564,7 @@ async function work(
     }
     // A run that ended before any tool ran still needs its branch before it commits.
     await branchReady;
-    noteGitControl(await restoreGitControl(await gitControl), 'before ci-agent ran git');
-    noteGitControl(await removeGitlinkTraps(git, await gitlinkState), 'before ci-agent ran git');
+    await putBackGitControl('before ci-agent ran git');
     if (trusted) await restoreHeadConfig(git, workspace, trusted);
     // A changed runner file means the agent was turned against the workflow: its work is kept
     // as a patch, not pushed; finish() fails the run and says which file.
@@ -755,6 +754,15 @@ async function work(
   }
 
   /**
+   * Puts back git's control files, then the index's gitlinks: that runs git, so after them.
+   * Both snapshots are taken before the first code not ours runs.
+   */
+  async function putBackGitControl(when: string): Promise<void> {
+    noteGitControl(await restoreGitControl(await gitControl!), when);
+    noteGitControl(await removeGitlinkTraps(git, await gitlinkState!), when);
+  }
+
+  /**
    * The last check of git's control files, for the workflow's later steps (and checkout's
    * post-job cleanup, which runs git in every submodule): for a run that ended before the
    * restore after the agent (a failure, passing tests), and for a change made since.
@@ -763,10 +771,7 @@ async function work(
     const snapshot = await gitControl?.catch(() => undefined);
     if (!snapshot) return;
     try {
-      noteGitControl(await restoreGitControl(snapshot), "before the workflow's next step");
-      const gitlinks = await gitlinkState;
-      if (gitlinks)
-        noteGitControl(await removeGitlinkTraps(git, gitlinks), "before the workflow's next step");
+      await putBackGitControl("before the workflow's next step");
     } catch (error) {
       // Already the headline when the restore after the agent failed the same way.
       if (conclusion !== 'failed')
