@@ -140,11 +140,6 @@ function sameDotGit(a: DotGit, b: DotGit): boolean {
 }
 
 /**
- * Removes `<workspace>/<path>` itself (a link as a link), never through a link on the way: the
- * folder holding it must be where the walk found it. A folder in it that its owner cannot enter
- * (`chmod 000 .git/objects`) is opened up first.
- */
-/**
  * Which folder it is and what of it makes git run programs: a repository that was there before
  * is kept only as it was (its config rewritten, a hook added, it goes: nothing of it is put
  * back). From metadata alone, nothing read: a change of a file's bytes or mode, or a new file in
@@ -172,6 +167,11 @@ async function folderIdentity(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * Removes `<workspace>/<path>` itself (a link as a link), never through a link on the way: the
+ * folder holding it must be where the walk found it. A folder in it that its owner cannot enter
+ * (`chmod 000 .git/objects`) is opened up first.
+ */
 async function removeInWorkspace(workspace: string, top: string, path: string): Promise<void> {
   const folder = await realpath(dirname(join(workspace, path))).catch(() => undefined);
   if (folder !== join(top, dirname(path))) return;
