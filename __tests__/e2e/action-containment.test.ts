@@ -5,7 +5,8 @@
  * $GITHUB_ENV) is put back and fails the run, naming the file. These are the controller's own
  * checks: the runner-file one is shown with `sandbox: off` (inside the sandbox the write cannot
  * happen at all, which the last test shows); and a submodule the agent planted, configured to run
- * a program when git looks into it, is never looked into by the action's own git.
+ * a program when git looks into it, is never looked into by the action's own git, nor is any
+ * repository of the agent's left for a later step's `git add -A && git status` to look into.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -161,6 +162,12 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
       'git -c user.name=t -c user.email=t@t commit -qm sub',
       'echo ho > sub/f.txt',
       'touch -d 2020-01-01 sub/f.txt',
+      // And one left untracked, for a later step's own `git add -A` to make a gitlink of.
+      'git init -q vendor/evil',
+      'echo e > vendor/evil/e.txt',
+      'git -C vendor/evil add e.txt',
+      'git -C vendor/evil -c user.name=t -c user.email=t@t commit -qm e',
+      `git -C vendor/evil config core.fsmonitor "sh -c 'echo nested >> ${canary}'"`,
       'echo PLANTED',
       '',
     ].join('\n');
@@ -184,9 +191,17 @@ describe('the GitHub Action (dist/index.js): what the controller keeps from the 
     // tree), its repository's .git gone, and the report says so. (A plain `git status` sprang
     // it before the action put the gitlinks back: gitlink-traps.test.ts.)
     expect(run.stdout).toContain('sub (a gitlink the agent added)');
+    expect(run.stdout).toContain('vendor/evil/.git (not there before the agent ran)');
     await execa('git', ['status', '--porcelain'], { cwd: origin.checkout });
     expect(existsSync(canary)).toBe(false);
     expect(existsSync(join(origin.checkout, 'sub', '.git'))).toBe(false);
+    // An auto-commit step after the action stages everything, then looks: no repository of the
+    // agent's is left to become a gitlink, and its files stay.
+    await execa('git', ['add', '-A'], { cwd: origin.checkout });
+    await execa('git', ['status', '--porcelain'], { cwd: origin.checkout });
+    expect(existsSync(canary) ? readFileSync(canary, 'utf8') : '').toBe('');
+    expect(existsSync(join(origin.checkout, 'vendor', 'evil', '.git'))).toBe(false);
+    expect(readFileSync(join(origin.checkout, 'vendor', 'evil', 'e.txt'), 'utf8')).toBe('e\n');
     const pushed = await execa('git', ['ls-tree', '-r', run.outputs['commit-sha'] ?? ''], {
       cwd: origin.checkout,
     });

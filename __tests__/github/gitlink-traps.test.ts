@@ -1,5 +1,7 @@
 import { execaSync } from 'execa';
 import {
+  appendFileSync,
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -9,6 +11,8 @@ import {
   rmSync,
   symlinkSync,
   writeFileSync,
+  lstatSync,
+  readlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,6 +158,145 @@ describe('the gitlinks of a checkout, after the agent', () => {
     expect(removed).toEqual(['real/tool (a gitlink the agent added)']);
     expect(sh(top, 'ls-files', '--stage')).not.toContain('160000');
     expect(existsSync(join(outside, 'tool', '.git', 'HEAD'))).toBe(true);
+  });
+});
+
+/** What an auto-commit step after the action runs: `git add -A` (with `-f`: ignored too), then status. */
+function laterAddAndStatus(top: string, canary: string, force = false): string {
+  execaSync('git', ['add', '-A', ...(force ? ['-f'] : [])], { cwd: top });
+  return laterStatus(top, canary);
+}
+
+describe('the repositories in the worktree, after the agent', () => {
+  it('removes the .git of a repository the agent made, and keeps its files', async () => {
+    const { top, canary } = checkout();
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    trapRepository(join(top, 'evil'), canary);
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual(['evil/.git (not there before the agent ran)']);
+    expect(existsSync(join(top, 'evil', '.git'))).toBe(false);
+    expect(readFileSync(join(top, 'evil', 'x.txt'), 'utf8')).toBe('x\n');
+    expect(laterAddAndStatus(top, canary)).toBe('');
+    expect(sh(top, 'ls-files', '--stage')).not.toContain('160000');
+  });
+
+  it('removes a .git file that sends git to a repository elsewhere, and not that repository', async () => {
+    const { top, canary } = checkout();
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    const elsewhere = temp('ci-agent-elsewhere-');
+    trapRepository(elsewhere, canary);
+    mkdirSync(join(top, 'pointer'));
+    writeFileSync(join(top, 'pointer', 'y.txt'), 'y\n');
+    writeFileSync(join(top, 'pointer', '.git'), `gitdir: ${join(elsewhere, '.git')}\n`);
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual(['pointer/.git (not there before the agent ran)']);
+    expect(existsSync(join(top, 'pointer', '.git'))).toBe(false);
+    expect(existsSync(join(top, 'pointer', 'y.txt'))).toBe(true);
+    expect(existsSync(join(elsewhere, '.git', 'HEAD'))).toBe(true);
+    expect(laterAddAndStatus(top, canary)).toBe('');
+  });
+
+  it('removes a repository deep down, and one in a folder that cannot be listed', async () => {
+    const { top, canary } = checkout();
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    trapRepository(join(top, 'a', 'b', 'c'), canary);
+    trapRepository(join(top, 'hidden', 'evil'), canary);
+    chmodSync(join(top, 'hidden'), 0o000);
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual([
+      'a/b/c/.git (not there before the agent ran)',
+      'hidden/evil/.git (not there before the agent ran)',
+    ]);
+    expect(existsSync(join(top, 'a', 'b', 'c', 'x.txt'))).toBe(true);
+    expect(existsSync(join(top, 'hidden', 'evil', 'x.txt'))).toBe(true);
+    expect(laterAddAndStatus(top, canary)).toBe('');
+  });
+
+  it('removes a repository in an ignored folder', async () => {
+    const { top, canary } = checkout();
+    writeFileSync(join(top, '.gitignore'), 'build/\n');
+    sh(top, 'add', '.gitignore');
+    commit(top, 'ignore build');
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    trapRepository(join(top, 'build', 'cache'), canary);
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual(['build/cache/.git (not there before the agent ran)']);
+    expect(existsSync(join(top, 'build', 'cache', 'x.txt'))).toBe(true);
+    expect(laterAddAndStatus(top, canary, true)).toBe('');
+  });
+
+  it('removes a link named .git as a link, and never walks through a link', async () => {
+    const { top, canary } = checkout();
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    const outside = temp('ci-agent-outside-');
+    trapRepository(join(outside, 'tool'), canary);
+    mkdirSync(join(top, 'linked'));
+    symlinkSync(join(outside, 'tool', '.git'), join(top, 'linked', '.git'));
+    // A folder of the runner's, reached through a link: its repository is not the worktree's.
+    symlinkSync(outside, join(top, 'runner'));
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual(['linked/.git (not there before the agent ran)']);
+    expect(() => lstatSync(join(top, 'linked', '.git'))).toThrow();
+    expect(readlinkSync(join(top, 'runner'))).toBe(outside);
+    expect(existsSync(join(outside, 'tool', '.git', 'HEAD'))).toBe(true);
+    expect(existsSync(join(outside, 'tool', '.git', 'config'))).toBe(true);
+  });
+
+  it('keeps a repository that was there before the agent, unless its config or hooks changed', async () => {
+    const { top, canary } = checkout();
+    const unused = join(temp('ci-agent-unused-'), 'never');
+    for (const name of ['kept', 'edited', 'hooked']) trapRepository(join(top, name), unused);
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    // Written in place, as a script would: the same file, its size and bytes another.
+    const trap = `"sh -c 'echo fsmonitor >> ${canary}; exit 1'"`;
+    appendFileSync(join(top, 'edited', '.git', 'config'), `[core]\n\tfsmonitor = ${trap}\n`);
+    writeFileSync(join(top, 'hooked', '.git', 'hooks', 'post-index-change'), '#!/bin/sh\n');
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual([
+      'edited/.git (not what it was before the agent ran)',
+      'hooked/.git (not what it was before the agent ran)',
+    ]);
+    expect(existsSync(join(top, 'kept', '.git', 'HEAD'))).toBe(true);
+    expect(existsSync(join(top, 'edited', '.git'))).toBe(false);
+    expect(laterAddAndStatus(top, canary)).toBe('');
+  });
+
+  it('keeps the .git files of the submodules, and removes a repository made inside one', async () => {
+    const { top, canary } = checkout();
+    const upstream = temp('ci-agent-upstream-');
+    trapRepository(upstream, join(temp('ci-agent-unused-'), 'never'));
+    sh(upstream, 'config', '--unset', 'core.fsmonitor');
+    sh(top, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream, 'lib');
+    commit(top, 'with lib');
+    const git = createGit(top);
+    const snapshot = await snapshotGitlinks(git, top);
+    trapRepository(join(top, 'lib', 'inner'), canary);
+
+    const removed = await removeGitlinkTraps(git, snapshot);
+
+    expect(removed).toEqual(['lib/inner/.git (not there before the agent ran)']);
+    expect(readFileSync(join(top, 'lib', '.git'), 'utf8')).toMatch(/^gitdir: /);
+    expect(existsSync(join(top, 'lib', 'inner', 'x.txt'))).toBe(true);
+    execaSync('git', ['add', '-A'], { cwd: join(top, 'lib') });
+    expect(laterStatus(join(top, 'lib'), canary)).toBe('');
   });
 });
 

@@ -13,29 +13,41 @@
  * it, and its repository's `.git` removed; a `.git` that appeared in a submodule's folder is
  * removed. The agent's other files stay. `commitAll` (git.ts) never commits a gitlink the
  * commit's own `git add` made of a repository in the worktree.
+ *
+ * And what a later step's own `git add -A` would make a gitlink of: every other `.git` in the
+ * worktree that was not there before the agent, or is not what it was, is removed last
+ * (nested-repos.ts).
  */
 import { lstat, realpath, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Git } from './git.js';
 import { gitlinks, unstage } from './git.js';
+import { findDotGits, removeNewDotGits, type DotGitState } from './nested-repos.js';
 
 export interface GitlinkSnapshot {
   readonly workspace: string;
   /** Each gitlink in the index before the agent, and whether its folder held a `.git` then. */
   readonly gitlinks: ReadonlyMap<string, boolean>;
+  /** Every `.git` below the top before the agent, a submodule's among them. */
+  readonly nested: DotGitState;
 }
 
-/** The index's gitlinks as they are now (before the agent runs). */
+/** The index's gitlinks and the worktree's `.git`s as they are now (before the agent runs). */
 export async function snapshotGitlinks(git: Git, workspace: string): Promise<GitlinkSnapshot> {
   const paths = await gitlinks(git);
   const states = await Promise.all(paths.map((path) => hasDotGit(workspace, path)));
-  return { workspace, gitlinks: new Map(paths.map((path, index) => [path, states[index]!])) };
+  return {
+    workspace,
+    gitlinks: new Map(paths.map((path, index) => [path, states[index]!])),
+    nested: await findDotGits(workspace),
+  };
 }
 
 /**
- * Takes out of the index each gitlink the agent added and removes its `.git`, and removes each
- * `.git` that appeared in a submodule's folder; returns what it changed, as the report names it.
- * Run after git's configuration is back (git-control.ts): it runs git.
+ * Takes out of the index each gitlink the agent added and removes its `.git`, removes each
+ * `.git` that appeared in a submodule's folder, then every other new or changed `.git`; returns
+ * what it changed, as the report names it. Run after git's configuration is back
+ * (git-control.ts): it runs git, and a submodule's `.git` file must be what it was.
  */
 export async function removeGitlinkTraps(git: Git, snapshot: GitlinkSnapshot): Promise<string[]> {
   const removed: string[] = [];
@@ -53,6 +65,7 @@ export async function removeGitlinkTraps(git: Git, snapshot: GitlinkSnapshot): P
     await removeDotGit(snapshot.workspace, path);
     removed.push(`${path}/.git`);
   }
+  removed.push(...(await removeNewDotGits(snapshot.workspace, snapshot.nested)));
   return removed;
 }
 

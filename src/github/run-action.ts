@@ -754,8 +754,9 @@ async function work(
   }
 
   /**
-   * Puts back git's control files, then the index's gitlinks: that runs git, so after them.
-   * Both snapshots are taken before the first code not ours runs.
+   * Puts back git's control files, then the index's gitlinks: that runs git, so after them;
+   * last, every `.git` in the worktree that was not there (nested-repos.ts). Both snapshots are
+   * taken before the first code not ours runs.
    */
   async function putBackGitControl(when: string): Promise<void> {
     noteGitControl(await restoreGitControl(await gitControl!), when);
