@@ -57,6 +57,17 @@ function checkout() {
   return { top, canary };
 }
 
+/** A checkout whose commit has a submodule at lib (no fsmonitor in it), checked out. */
+function checkoutWithSubmodule() {
+  const { top, canary } = checkout();
+  const upstream = temp('ci-agent-upstream-');
+  trapRepository(upstream, join(temp('ci-agent-unused-'), 'never'));
+  sh(upstream, 'config', '--unset', 'core.fsmonitor');
+  sh(top, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream, 'lib');
+  commit(top, 'with lib');
+  return { top, canary };
+}
+
 /** A repository of the agent's at `dir`, whose fsmonitor writes the canary: its HEAD commit. */
 function trapRepository(dir: string, canary: string): string {
   mkdirSync(dir, { recursive: true });
@@ -125,12 +136,7 @@ describe('the gitlinks of a checkout, after the agent', () => {
   });
 
   it('leaves alone the submodules that were there, and says nothing', async () => {
-    const { top, canary } = checkout();
-    const upstream = temp('ci-agent-upstream-');
-    trapRepository(upstream, join(temp('ci-agent-unused-'), 'never'));
-    sh(upstream, 'config', '--unset', 'core.fsmonitor');
-    sh(top, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream, 'lib');
-    commit(top, 'with lib');
+    const { top, canary } = checkoutWithSubmodule();
     const git = createGit(top);
     const snapshot = await snapshotGitlinks(git, top);
     writeFileSync(join(top, 'a.txt'), 'changed\n');
@@ -280,12 +286,7 @@ describe('the repositories in the worktree, after the agent', () => {
   });
 
   it('keeps the .git files of the submodules, and removes a repository made inside one', async () => {
-    const { top, canary } = checkout();
-    const upstream = temp('ci-agent-upstream-');
-    trapRepository(upstream, join(temp('ci-agent-unused-'), 'never'));
-    sh(upstream, 'config', '--unset', 'core.fsmonitor');
-    sh(top, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', upstream, 'lib');
-    commit(top, 'with lib');
+    const { top, canary } = checkoutWithSubmodule();
     const git = createGit(top);
     const snapshot = await snapshotGitlinks(git, top);
     trapRepository(join(top, 'lib', 'inner'), canary);

@@ -24,7 +24,7 @@ import { CONTROL_FILES, HOOKS, makeListable } from '../util/git-dirs.js';
 
 /**
  * A `.git` as git would read it: a folder by what configures it (its control files and hooks,
- * util/git-dirs.ts: folderIdentity), a file by its text, a link by its target.
+ * util/git-dirs.ts; `folderIdentity` below), a file by its text, a link by its target.
  */
 export type DotGit =
   | { kind: 'folder'; identity: string }
