@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitAll, createGit } from '../../src/github/git.js';
 import { removeGitlinkTraps, snapshotGitlinks } from '../../src/github/gitlink-traps.js';
+import { removeInWorkspace } from '../../src/github/nested-repos.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -261,6 +262,19 @@ describe('the repositories in the worktree, after the agent', () => {
     expect(readlinkSync(join(top, 'runner'))).toBe(outside);
     expect(existsSync(join(outside, 'tool', '.git', 'HEAD'))).toBe(true);
     expect(existsSync(join(outside, 'tool', '.git', 'config'))).toBe(true);
+  });
+
+  it('fails rather than name a .git removed when its folder became a link since the walk', async () => {
+    const { top, canary } = checkout();
+    const outside = temp('ci-agent-outside-');
+    trapRepository(join(outside, 'tool'), canary);
+    // The walk found tool/.git in the worktree; tool is a link to another repository now.
+    symlinkSync(join(outside, 'tool'), join(top, 'tool'));
+
+    await expect(removeInWorkspace(top, top, 'tool/.git')).rejects.toThrow(
+      `ci-agent could not remove tool/.git from the workspace: its folder is no longer where the walk found it (it leads to ${join(outside, 'tool')})`,
+    );
+    expect(existsSync(join(outside, 'tool', '.git', 'HEAD'))).toBe(true);
   });
 
   it('keeps a repository that was there before the agent, unless its config or hooks changed', async () => {

@@ -169,12 +169,22 @@ async function folderIdentity(path: string): Promise<string> {
 
 /**
  * Removes `<workspace>/<path>` itself (a link as a link), never through a link on the way: the
- * folder holding it must be where the walk found it. A folder in it that its owner cannot enter
- * (`chmod 000 .git/objects`) is opened up first.
+ * folder holding it must be where the walk found it, or this throws (the run fails rather than
+ * leave it, as for a folder it cannot list). A folder in it that its owner cannot enter
+ * (`chmod 000 .git/objects`) is opened up first. Exported for its tests.
  */
-async function removeInWorkspace(workspace: string, top: string, path: string): Promise<void> {
+export async function removeInWorkspace(
+  workspace: string,
+  top: string,
+  path: string,
+): Promise<void> {
   const folder = await realpath(dirname(join(workspace, path))).catch(() => undefined);
-  if (folder !== join(top, dirname(path))) return;
+  // Never through a link swapped in since the walk: the run fails rather than name it removed.
+  if (folder !== join(top, dirname(path))) {
+    throw new Error(
+      `ci-agent could not remove ${path} from the workspace: its folder is no longer where the walk found it${folder === undefined ? '' : ` (it leads to ${folder})`}`,
+    );
+  }
   const real = join(folder, '.git');
   makeListable(folder);
   try {
@@ -182,6 +192,14 @@ async function removeInWorkspace(workspace: string, top: string, path: string): 
   } catch {
     await openUp(real);
     await rm(real, { recursive: true, force: true });
+  }
+  if (
+    await lstat(real).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new Error(`ci-agent could not remove ${path} from the workspace`);
   }
 }
 
