@@ -210,7 +210,7 @@ export function startupFiles(entry: string): { files: number; bytes: number } {
     seen.add(file);
     const source = readFileSync(file, 'utf8');
     for (const match of source.matchAll(
-      /(?:^|[;}\s])import\s*(?:[^'"();]*?from\s*)?["'](\.[^"']+)["']/g,
+      /(?:^|[;}])\s*import\s*(?:[^'"();]*?from\s*)?["'](\.[^"']+)["']/gm,
     )) {
       visit(resolve(dirname(file), match[1]!));
     }

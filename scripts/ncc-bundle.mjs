@@ -11,7 +11,7 @@
 // 2. `replace` swaps compiled modules for generated ones (the build puts the search worker's source
 //    in as a string): what esbuild's `define` did, at the module level.
 // 3. ncc bundles each entry; its minify mangles the entry only, so terser minifies the entry and
-//    every chunk.
+//    every chunk, in ASCII only (minifyModule says why).
 // WORK_DIR sits at a fixed place inside the project: webpack's module ids are hashes of module
 // paths relative to the working directory, so the same tree must compile at the same relative
 // paths for a rebuild to match the committed dist/ byte for byte.
@@ -162,8 +162,14 @@ async function minifyModule(code, format, what) {
     ecma: 2020,
     compress: true,
     mangle: true,
-    // Licenses go to licenses.txt, whole.
-    format: { comments: false },
+    format: {
+      // Licenses go to licenses.txt, whole.
+      comments: false,
+      // Non-ASCII characters as \u escapes: one such character anywhere makes Node decode the
+      // whole file to a two-byte string, and V8 scan and parse it as one (+23 ms to the
+      // action's first request, docs/BENCHMARKS.md).
+      ascii_only: true,
+    },
   });
   if (result.code === undefined) throw new Error(`terser produced nothing for ${what}`);
   return result.code;

@@ -1,8 +1,9 @@
 /**
- * SessionOptions.workspaceReady: the action creates its branch while the first model request is
- * in flight. The request does not wait for it; tool calls and hooks do; a failure stops the run.
+ * SessionOptions.workspaceReady: the action creates its branch once the first model request is
+ * out. The request does not wait for it; tool calls, hooks and MCP servers do; a failure stops
+ * the run.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../src/agent/events.js';
 import { runSession } from '../../src/agent/session.js';
@@ -23,17 +24,25 @@ afterEach(async () => {
   workspace = undefined;
 });
 
-/** A workspace that becomes ready (a file appears in it) only when `settle` is called. */
+/**
+ * A workspace that becomes ready (a file appears in it) only when `settle` is called; `ready`
+ * is what the session calls to start the preparation, and `calls` how often it did.
+ */
 function preparation(root: string) {
   let settle!: (error?: Error) => void;
-  const ready = new Promise<void>((resolve, reject) => {
+  const promise = new Promise<void>((resolve, reject) => {
     settle = (error) => {
       if (error) return reject(error);
       writeFileSync(`${root}/branch.txt`, 'on the new branch\n');
       resolve();
     };
   });
-  return { ready, settle };
+  const started: number[] = [];
+  const ready = () => {
+    started.push(server?.requests.length ?? -1);
+    return promise;
+  };
+  return { ready, settle, promise, started };
 }
 
 async function session(
@@ -64,10 +73,10 @@ function lastUserText(body: unknown): string {
 describe('runSession with workspaceReady', () => {
   it('sends the first request before the workspace is ready, and runs tools only after', async () => {
     workspace = makeWorkspace('ci-agent-ready-');
-    const { ready, settle } = preparation(workspace.root);
+    const { ready, settle, promise, started } = preparation(workspace.root);
     let readyAtFirstRequest: boolean | undefined;
     let isReady = false;
-    void ready.then(() => (isReady = true));
+    void promise.then(() => (isReady = true));
     const { result } = await session(
       [
         () => {
@@ -88,6 +97,8 @@ describe('runSession with workspaceReady', () => {
     );
 
     expect(readyAtFirstRequest).toBe(false);
+    // Started once, after the first request had reached the server.
+    expect(started).toEqual([1]);
     expect(result.subtype).toBe('success');
     expect(lastUserText(server!.requests[1]?.body)).toContain('on the new branch');
   });
@@ -127,7 +138,7 @@ describe('runSession with workspaceReady', () => {
   it('ends the run without a tool call even when the workspace never gets ready', async () => {
     workspace = makeWorkspace('ci-agent-ready-');
     const { result } = await session([[{ type: 'text', text: 'nothing to do' }]], {
-      workspaceReady: new Promise<void>(() => undefined),
+      workspaceReady: () => new Promise<void>(() => undefined),
     });
     expect(result).toMatchObject({ subtype: 'success', result: 'nothing to do' });
   });
@@ -143,5 +154,74 @@ describe('runSession with workspaceReady', () => {
       },
     });
     expect(JSON.stringify(server!.requests[0]?.body)).toContain('on the new branch');
+  });
+
+  it('runs a Stop hook only once the workspace is ready, on a run with no tool call', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle, started } = preparation(workspace.root);
+    const { result } = await session(
+      [
+        () => {
+          setTimeout(() => settle(), 100);
+          return [{ type: 'text', text: 'done' }];
+        },
+      ],
+      {
+        workspaceReady: ready,
+        hooksConfig: {
+          Stop: [
+            { hooks: [{ type: 'command', command: 'cat branch.txt > seen.txt', source: 'test' }] },
+          ],
+        },
+      },
+    );
+    expect(result.subtype).toBe('success');
+    expect(readFileSync(workspace.path('seen.txt'), 'utf8')).toBe('on the new branch\n');
+    expect(started).toHaveLength(1);
+  });
+
+  it('runs no hook when the workspace cannot be prepared', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle } = preparation(workspace.root);
+    const { result } = await session(
+      [
+        () => {
+          setTimeout(() => settle(new Error('cannot lock ref')), 20);
+          return [{ type: 'text', text: 'done' }];
+        },
+      ],
+      {
+        workspaceReady: ready,
+        hooksConfig: {
+          Stop: [{ hooks: [{ type: 'command', command: 'touch canary', source: 'test' }] }],
+          SessionEnd: [{ hooks: [{ type: 'command', command: 'touch canary', source: 'test' }] }],
+        },
+      },
+    );
+    expect(existsSync(workspace.path('canary'))).toBe(false);
+    expect(result.errors.join('\n')).toContain(
+      'the workspace could not be prepared: cannot lock ref',
+    );
+  });
+
+  it('starts the preparation once, however many calls wait on it', async () => {
+    workspace = makeWorkspace('ci-agent-ready-');
+    const { ready, settle, started } = preparation(workspace.root);
+    setTimeout(() => settle(), 50);
+    const reads = ['a', 'b', 'c'].map((name) => ({
+      type: 'tool_use' as const,
+      id: `toolu_${name}`,
+      name: 'Bash',
+      input: { command: 'cat branch.txt' },
+    }));
+    const { result } = await session([reads, [{ type: 'text', text: 'done' }]], {
+      workspaceReady: ready,
+      hooksConfig: {
+        PreToolUse: [{ hooks: [{ type: 'command', command: 'true', source: 'test' }] }],
+      },
+    });
+    expect(result.subtype).toBe('success');
+    expect(started).toHaveLength(1);
+    expect(JSON.stringify(server!.requests[1]?.body).match(/on the new branch/g)).toHaveLength(3);
   });
 });

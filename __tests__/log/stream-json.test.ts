@@ -188,6 +188,15 @@ describe('StreamJsonMapper', () => {
     expect(['pid-namespace', 'process-sweep']).toContain(init?.ci_agent_process_scope);
   });
 
+  it('names the sandbox as the process scope of a sandboxed run: nothing runs outside it', () => {
+    const mapper = new StreamJsonMapper({ version: '0.0.0', sandbox: 'bubblewrap 0.8.0: …' });
+    const [init] = mapper.map(sessionStart);
+    expect(init).toMatchObject({
+      ci_agent_process_scope: 'sandbox',
+      ci_agent_sandbox: 'bubblewrap 0.8.0: …',
+    });
+  });
+
   it('writes the assistant message as an Anthropic message', () => {
     const [, assistant] = mapAll([sessionStart, assistantMessage('Hi.')]);
     expect(assistant).toMatchObject({

@@ -392,6 +392,8 @@ class AgentRun {
       signal: this.signal,
     });
     this.logRuns(stop.runs);
+    // Stopped while they ran (a signal, the time limit, a workspace that could not be prepared).
+    if (this.signal.aborted) return this.ended();
     if (stop.stop) return this.finish('success');
     if (!stop.continueWith) return this.finish('success');
     if (this.stopHookBlocks >= MAX_STOP_HOOK_BLOCKS) {

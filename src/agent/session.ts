@@ -117,11 +117,12 @@ export interface SessionOptions {
   /** What the system prompt says of the workspace, when the caller has it already. */
   environment?: EnvironmentInfo;
   /**
-   * The workspace still being prepared (the action creates its branch while the first request
-   * is in flight). No tool call and no hook runs before it is ready; when it fails, the run
-   * stops with its error.
+   * Prepares the workspace for code not ours (the action creates its branch and takes the
+   * checkout's credentials out), once: called when the first request's answer begins, and by
+   * whatever needs the workspace first. No tool call, hook or MCP server runs before it is
+   * ready; when it fails, the run stops with its error.
    */
-  workspaceReady?: Promise<void>;
+  workspaceReady?: () => Promise<void>;
   /** The parent environment; secrets are removed before tools see it. */
   env: NodeJS.ProcessEnv;
   events: EventSink;
@@ -143,10 +144,14 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   const offered = offeredTool(options);
   const registry = new ToolRegistry(builtinTools.filter(offered));
   const state = sessionState(options, setting);
-  const hookRunner = sessionHookRunner(options, setting, state);
+  const hookRunner = sessionHookRunner(options, setting, state, ready);
   const hooks = hookRunner(() => state.shell.cwd);
   const models = sessionModels(options, setting);
   const contexts = toolContexts(options, setting, state, models);
+  // The workspace's preparation forks processes: started once the first request is out.
+  const modelClient = ready
+    ? startingOnFirstAnswer(options.modelClient, () => void ready().catch(() => undefined))
+    : options.modelClient;
   const pipeline: PipelineDeps = {
     registry,
     policy: setting.policy,
@@ -169,7 +174,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     ...(options.sandbox && { sandbox: options.sandbox }),
     // A stdio server is code of the checkout's choosing: it starts once the workspace is ready
     // (the checkout's credentials out of git's config), as tools and hooks do.
-    ...(options.workspaceReady && { ready }),
+    ...(ready && { ready }),
   });
   const closeMcp = () => mcp.close({ force: signal?.aborted === true });
   for (const tool of mcp.tools.filter(offered)) registry.register(tool);
@@ -184,7 +189,7 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
   contexts.bindSubagents(
     lazySubagentRunner({
       model: options.model,
-      modelClient: options.modelClient,
+      modelClient,
       serverTools: models.serverTools,
       retry: options.retry,
       ...(options.contextManagement !== undefined && {
@@ -206,15 +211,12 @@ export async function runSession(options: SessionOptions): Promise<RunResult> {
     }),
   );
 
-  // Hooks that run before the first request see the workspace as the tools will.
-  if (ready && (hooks.has('SessionStart') || hooks.has('UserPromptSubmit'))) await ready;
-
   return runAgent({
     prompt: options.prompt,
     ...(environment.git?.headSha !== undefined && { commit: environment.git.headSha }),
     model: options.model,
     systemPrompt,
-    modelClient: options.modelClient,
+    modelClient,
     serverTools: models.serverTools,
     pipeline,
     permissionMode: options.permissionMode,
@@ -337,6 +339,7 @@ function sessionHookRunner(
   options: SessionOptions,
   setting: SessionSetting,
   state: SessionState,
+  ready: (() => Promise<void>) | undefined,
 ): (cwd: () => string, agent?: { id: string; type: string }) => SessionHookRunner {
   const config = options.hooksConfig ?? {};
   const hasHooks = Object.values(config).some((groups) => groups.length > 0);
@@ -354,6 +357,7 @@ function sessionHookRunner(
           promptId: state.promptId,
           ...(options.sandbox && { sandbox: options.sandbox }),
           ...(agent && { agent }),
+          ...(ready && { ready }),
         })
       : noHooks;
 }
@@ -436,22 +440,52 @@ function toolContexts(
 }
 
 /**
- * The run's signal, which also stops the run when the workspace cannot be prepared, and the
- * promise calls wait on (it rejects with the reason the run stopped).
+ * The run's signal, which also stops the run when the workspace cannot be prepared, and what
+ * calls wait on: it starts the preparation once, and rejects with the reason the run stopped.
  */
 function workspaceGate(
-  workspaceReady: Promise<void> | undefined,
+  workspaceReady: (() => Promise<void>) | undefined,
   signal: AbortSignal | undefined,
-): { ready?: Promise<void>; signal?: AbortSignal } {
+): { ready?: () => Promise<void>; signal?: AbortSignal } {
   if (workspaceReady === undefined) return signal ? { signal } : {};
   const failed = new AbortController();
-  const ready = workspaceReady.catch((error: unknown) => {
-    failed.abort(new Error(`the workspace could not be prepared: ${errorMessage(error)}`));
-    throw failed.signal.reason;
-  });
-  // Handled through the signal when no call waits on it.
-  ready.catch(() => undefined);
+  let started: Promise<void> | undefined;
+  const ready = () => {
+    started ??= Promise.resolve()
+      .then(workspaceReady)
+      .catch((error: unknown) => {
+        failed.abort(new Error(`the workspace could not be prepared: ${errorMessage(error)}`));
+        throw failed.signal.reason;
+      });
+    return started;
+  };
   return { ready, signal: signal ? AbortSignal.any([signal, failed.signal]) : failed.signal };
+}
+
+/** The model client that calls `start` when the first answer begins (or fails). */
+function startingOnFirstAnswer(client: ModelClient, start: () => void): ModelClient {
+  let first = true;
+  const begun = () => {
+    if (!first) return;
+    first = false;
+    start();
+  };
+  return {
+    async *stream(request) {
+      if (!first) {
+        yield* client.stream(request);
+        return;
+      }
+      try {
+        for await (const event of client.stream(request)) {
+          begun();
+          yield event;
+        }
+      } finally {
+        begun();
+      }
+    },
+  };
 }
 
 /** An additional directory, resolved through symlinks; a clear error when it is not there. */

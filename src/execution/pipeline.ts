@@ -63,10 +63,11 @@ export interface PipelineDeps {
   /** Ceiling for one call, whatever the tool's own timeout; default 15 minutes. */
   callTimeoutMs?: number;
   /**
-   * The workspace still being prepared (the action creates its branch while the first request
-   * is in flight): every call waits for it, and none runs when it failed.
+   * The workspace's preparation (the action creates its branch once the first request is out),
+   * started by the first call that needs it: every call waits for it, and none runs when it
+   * failed.
    */
-  ready?: Promise<void>;
+  ready?: () => Promise<void>;
 }
 
 const DEFAULT_CALL_TIMEOUT_MS = 15 * 60_000;
@@ -79,7 +80,7 @@ export async function executeSingleToolUse(
   const report = outcomeReporter(block, deps);
   if (deps.ready) {
     try {
-      await deps.ready;
+      await deps.ready();
     } catch (error) {
       return report.fail('aborted', errorMessage(error));
     }

@@ -21,22 +21,26 @@ export interface CheckoutState {
 /** The policy input's default is found by the loader itself (.yml, .yaml or .json). */
 const DEFAULT_POLICY = '.github/ci-agent.yml';
 
+/** The policy as the checkout has it (the input names it; its default is the loader's). */
+export function loadCheckoutPolicy(workspace: string, policyInput: string): Promise<LoadedPolicy> {
+  return loadPolicy({
+    projectDir: workspace,
+    policyPath: policyInput === DEFAULT_POLICY ? undefined : policyInput,
+  });
+}
+
+/** `policy`: the same policy already being read (the sandbox starts from it alone). */
 export async function readCheckoutState(
   workspace: string,
   policyInput: string,
+  policy: Promise<LoadedPolicy> = loadCheckoutPolicy(workspace, policyInput),
 ): Promise<CheckoutState> {
-  const [environment, policy] = await Promise.all([
-    gatherEnvironment(workspace),
-    loadPolicy({
-      projectDir: workspace,
-      policyPath: policyInput === DEFAULT_POLICY ? undefined : policyInput,
-    }),
-  ]);
+  const [environment, loaded] = await Promise.all([gatherEnvironment(workspace), policy]);
   const baseSha = environment.git?.headSha;
   if (baseSha === undefined) {
     throw new Error(`the workspace ${workspace} is not a git checkout with a commit`);
   }
-  return { environment, policy, baseSha };
+  return { environment, policy: loaded, baseSha };
 }
 
 /** Whether the task works on the commit checked out (no other branch, no trusted config). */

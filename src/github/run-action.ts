@@ -34,7 +34,6 @@ import { envLookup, layeredLookup, mapLookup } from '../model/provider-env.js';
 import { retryLine } from '../model/retry-policy.js';
 import { findCredentialFiles } from '../util/credential-files.js';
 import { decisionOptions } from '../policy/ask-resolution.js';
-import { startProcessScopeProbe } from '../process/process-scope.js';
 import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { artifactFiles, uploadArtifact } from './artifact-upload.js';
@@ -48,7 +47,13 @@ import {
   stashCheckoutCredentials,
 } from './checkout-credentials.js';
 import type { CredentialStash } from './checkout-credentials.js';
-import { onBranch, readCheckoutState, startEarly, worksOnHead } from './checkout-state.js';
+import {
+  loadCheckoutPolicy,
+  onBranch,
+  readCheckoutState,
+  startEarly,
+  worksOnHead,
+} from './checkout-state.js';
 import type { CheckoutState } from './checkout-state.js';
 import { upsertReportComment, workingComment } from './comment.js';
 import type { CommentTarget } from './comment.js';
@@ -161,22 +166,39 @@ export async function runAction(
   const decided = deriveTask(event, inputs);
   if (decided.kind === 'skip') return await skipped(commands, decided.reason);
   const task = decided;
-  const early = worksOnHead(task)
-    ? startEarly(readCheckoutState(workspaceOf(env), inputs.policy))
+  // The permission check goes out first: the processes started below block the main thread for
+  // a few ms each as they fork, and the request would otherwise wait behind them.
+  const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
+    masker,
+    warn: commands.warning,
+  });
+  const authorizing = startEarly(
+    authorizeActor(octokit, {
+      owner: event.owner,
+      repo: event.repo,
+      actor: event.actor,
+      allowedBots: inputs.allowedBots,
+    }),
+  );
+  const workspace = workspaceOf(env);
+  // The policy alone is what the sandbox needs: it starts without waiting for git's state.
+  const earlyPolicy = worksOnHead(task)
+    ? startEarly(loadCheckoutPolicy(workspace, inputs.policy))
     : undefined;
-  // Answered by the time the run's first log line names the mechanism (stream-json.ts).
-  void startProcessScopeProbe();
+  const early = earlyPolicy
+    ? startEarly(readCheckoutState(workspace, inputs.policy, earlyPolicy()))
+    : undefined;
   // With the policy read early, the sandbox starts while the permission check is out: its probe
   // no longer waits in line before the first model request. work() still awaits it before the
   // test command and the first request, so a sandbox that cannot start stops the run before
   // anything is sent; a run that is not allowed, or set up wrong, closes it unused.
   const artifacts = artifactsDirOf(env, event);
-  const madeArtifacts = early !== undefined && !existsSync(artifacts);
-  const earlySandbox = early
+  const madeArtifacts = earlyPolicy !== undefined && !existsSync(artifacts);
+  const earlySandbox = earlyPolicy
     ? startEarly(
-        early().then((state) => {
+        earlyPolicy().then((policy) => {
           mkdirSync(artifacts, { recursive: true });
-          return startRunSandbox(state.policy, runSandboxOptions(state.policy, env, artifacts));
+          return startRunSandbox(policy, runSandboxOptions(policy, env, artifacts));
         }),
       )
     : undefined;
@@ -185,16 +207,7 @@ export async function runAction(
   const runnerFiles = startEarly(snapshotRunnerFiles(env));
   let handedOver = false;
   try {
-    const octokit = createGitHubClient(inputs.githubToken, event.apiUrl, {
-      masker,
-      warn: commands.warning,
-    });
-    const authorization = await authorizeActor(octokit, {
-      owner: event.owner,
-      repo: event.repo,
-      actor: event.actor,
-      allowedBots: inputs.allowedBots,
-    });
+    const authorization = await authorizing();
     if (!authorization.allowed) return await skipped(commands, authorization.reason);
     // A provider set up wrong (no credential, no region, two providers, a malformed URL) fails
     // here, naming the input or variable, before any comment or run.
@@ -368,6 +381,8 @@ async function work(
   /** Git's control files as they were before the first code not ours ran (git-control.ts). */
   let gitControl: Promise<GitControlSnapshot> | undefined;
   let gitlinkState: Promise<GitlinkSnapshot> | undefined;
+  /** The branch of a task on HEAD, created as the workspace is prepared (prepareWorkspace). */
+  let branchReady: Promise<void> | undefined;
   try {
     const pr =
       task.kind === 'comment-command' && task.isPullRequest
@@ -380,15 +395,14 @@ async function work(
     prNumber = pr?.number;
     // Read before the branch is created: no git command runs beside another on this checkout.
     const readEarly = early ? await early() : undefined;
-    // A task on HEAD creates its branch (at the same commit) while the first model request is
-    // in flight: tools and hooks wait for it (SessionOptions.workspaceReady). Any other task
-    // checks out first, since what it reads next depends on the checkout.
-    let branchReady: Promise<void> | undefined;
+    // A task on HEAD creates its branch (at the same commit) once the first model request is
+    // out (prepareWorkspace below): tools and hooks wait for it (SessionOptions.workspaceReady).
+    // Any other task checks out first, since what it reads next depends on the checkout.
+    let createBranch: (() => Promise<void>) | undefined;
     if (readEarly && !pr) {
-      branch = newBranchName(task, event);
-      branchReady = checkoutBranch(git, branch, 'HEAD');
-      // Surfaced by the session or below, never as an unhandled rejection.
-      branchReady.catch(() => undefined);
+      const name = newBranchName(task, event);
+      branch = name;
+      createBranch = () => checkoutBranch(git, name, 'HEAD');
     } else {
       branch = await prepareBranch(git, task, event, pr, remote);
     }
@@ -402,14 +416,6 @@ async function work(
             extraPaths: [inputs.policy],
           })
         : undefined;
-
-    // Out before any code but the action's runs in the checkout: the test command (the pull
-    // request's own code) and the agent's tools and hooks. After the branch is ready, the
-    // action's last git command that uses them (checkout-credentials.ts).
-    credentials = (branchReady ?? Promise.resolve()).then(() =>
-      stashCheckoutCredentials(git, workspace, env),
-    );
-    credentials.catch(() => undefined);
 
     // Read before anything of the checkout runs (the test command is the pull request's code).
     const { environment, policy, baseSha } = readEarly
@@ -449,22 +455,42 @@ async function work(
       );
     }
 
-    // Copied before anything of the checkout runs (the test command, then the agent's tools and
-    // hooks, which wait for workspaceReady), off the way to the first request; after the
-    // credentials are out, so that what is put back has none.
-    gitControl = credentials.then((stash) => {
-      const note = credentialsNote(stash);
-      if (note) commands.info(masker.mask(`ci-agent: ${note}`));
-      return snapshotGitControl(workspace, env);
-    });
-    gitControl.catch(() => undefined);
-    // git runs in the checkout here, so after its configuration is copied (and as it was).
-    gitlinkState = gitControl.then(() => snapshotGitlinks(git, workspace));
-    gitlinkState.catch(() => undefined);
+    /**
+     * The workspace made ready for code not ours (the test command, the agent's tools, hooks and
+     * MCP servers, which all wait for it): the branch of a task on HEAD; the checkout's
+     * credentials out of git's config (checkout-credentials.ts; after the branch, the action's
+     * last git command that uses them); git's control files copied, after the credentials are
+     * out, so that what is put back has none; then the index's gitlinks (git runs in the
+     * checkout there, so after its configuration is copied, and as it was). Started once, by
+     * whichever comes first: the first model request's answer beginning (off the way to that
+     * request, whose forks would delay it), anything that needs it, or the end of the session.
+     */
+    let preparing: Promise<void> | undefined;
+    const prepareWorkspace = (): Promise<void> => {
+      if (preparing) return preparing;
+      branchReady = createBranch?.();
+      // Surfaced by the session or below, never as an unhandled rejection.
+      branchReady?.catch(() => undefined);
+      credentials = (branchReady ?? Promise.resolve()).then(() =>
+        stashCheckoutCredentials(git, workspace, env),
+      );
+      credentials.catch(() => undefined);
+      gitControl = credentials.then((stash) => {
+        const note = credentialsNote(stash);
+        if (note) commands.info(masker.mask(`ci-agent: ${note}`));
+        return snapshotGitControl(workspace, env);
+      });
+      gitControl.catch(() => undefined);
+      gitlinkState = gitControl.then(() => snapshotGitlinks(git, workspace));
+      gitlinkState.catch(() => undefined);
+      preparing = gitlinkState.then(() => undefined);
+      preparing.catch(() => undefined);
+      return preparing;
+    };
 
     let failure: Failure | undefined;
     if (task.kind === 'pr-tests') {
-      await gitlinkState;
+      await prepareWorkspace();
       const command = task.testCommand;
       const tests = await commands.group(`ci-agent: running ${command}`, () =>
         runTestCommand(command, {
@@ -491,8 +517,6 @@ async function work(
     }
 
     const prompt = buildTaskPrompt(task, { failure });
-    const workspaceReady = gitlinkState.then(() => undefined);
-    workspaceReady.catch(() => undefined);
     const promptId = randomUUID();
     transcript = openTranscript(paths.transcript, {
       sessionId: `${event.runId}`,
@@ -542,7 +566,7 @@ async function work(
         if (retry.type === 'api-retry') commands.info(masker.mask(`ci-agent: ${retryLine(retry)}`));
       },
       signal,
-      workspaceReady,
+      workspaceReady: prepareWorkspace,
       ...(sandbox && { sandbox }),
       mcp: {
         policy: policy.mcp,
@@ -563,6 +587,7 @@ async function work(
       commands.warning(masker.mask(judgesRemoved));
     }
     // A run that ended before any tool ran still needs its branch before it commits.
+    await prepareWorkspace().catch(() => undefined);
     await branchReady;
     await putBackGitControl('before ci-agent ran git');
     if (trusted) await restoreHeadConfig(git, workspace, trusted);

@@ -7,6 +7,7 @@
  * On Windows and macOS runners (no bubblewrap) that entry is the only way to run.
  */
 import { dirname } from 'node:path';
+import { startProcessScopeProbe } from '../process/process-scope.js';
 import type { LoadedPolicy } from '../policy/types.js';
 import { startPolicySandbox } from '../sandbox/policy-sandbox.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
@@ -32,6 +33,9 @@ export async function startRunSandbox(
 ): Promise<RunSandbox> {
   const settings = policy.sandbox;
   if (settings.mode === 'off') {
+    // Each call then needs a scope of its own: where that takes a probe, it starts now, while
+    // the run gets going. A sandboxed run takes none: the sandbox is every call's scope.
+    void startProcessScopeProbe();
     return {
       sandbox: undefined,
       report: {

@@ -59,6 +59,11 @@ export interface HookRunnerOptions {
   effort?: string;
   /** The OS sandbox the hooks' commands run in. */
   sandbox?: HookProcessOptions['sandbox'];
+  /**
+   * The workspace's preparation (SessionOptions.workspaceReady): no command runs before it is
+   * done, and none when it failed (the run is stopping then, for that reason).
+   */
+  ready?: () => Promise<void>;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 60;
@@ -107,7 +112,14 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       fired.runs.push(recordOf(firing, handler, undefined, interpretation));
     }
     for (const { group } of plan.unrunnable) reported.add(group);
-    if (plan.handlers.length > 0) {
+    const ready =
+      plan.handlers.length > 0 && options.ready
+        ? await options.ready().then(
+            () => true,
+            () => false,
+          )
+        : true;
+    if (plan.handlers.length > 0 && ready) {
       const cwd = options.cwd();
       const stdin = JSON.stringify({
         ...commonFields(firing.event, {

@@ -144,8 +144,9 @@ export class StreamJsonMapper {
             apiKeySource: this.options.provider?.apiKeySource ?? 'ANTHROPIC_API_KEY',
             output_style: 'default',
             ci_agent_version: this.options.version,
-            // What ends the processes of each Bash call and hook (docs/POLICY.md).
-            ci_agent_process_scope: processScopeMechanism(),
+            // What ends the processes of each Bash call and hook (docs/POLICY.md): in a sandboxed
+            // run nothing runs outside the sandbox, whose PID namespace is every call's scope.
+            ci_agent_process_scope: this.options.sandbox ? 'sandbox' : processScopeMechanism(),
             // Whether Bash, hooks and MCP servers run in the OS sandbox, and which (src/sandbox/).
             ci_agent_sandbox: this.options.sandbox ?? 'none',
             // Which provider the model is reached through, and with whose credentials (never them).

@@ -34,7 +34,7 @@ export interface SessionMcpContext {
   /** The OS sandbox stdio servers run in. */
   sandbox?: StartMcpServersOptions['sandbox'];
   /** Servers start once this settles (the workspace is ready); a rejection stops them starting. */
-  ready?: Promise<void>;
+  ready?: () => Promise<void>;
 }
 
 export async function openSessionMcp(
@@ -55,7 +55,7 @@ export async function openSessionMcp(
   }
   const [{ startMcpServers }] = await Promise.all([
     import('./start-mcp-servers.js'),
-    context.ready,
+    context.ready?.(),
   ]);
   const servers = await startMcpServers({
     config,

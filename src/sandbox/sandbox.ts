@@ -27,7 +27,6 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { runProcess, type CommandWrapper } from '../process/run-process.js';
 import { findExecutable } from '../util/find-executable.js';
-import { runHostTool } from './host-tools.js';
 import { bridgeCommand, DEFAULT_BRIDGE_PORT, proxyEnvironment } from './network-bridge.js';
 import { startNetworkProxy, type NetworkDecision, type NetworkProxy } from './network-proxy.js';
 import { ALWAYS_HIDDEN, buildMountPlan, mountArguments, type MountPlan } from './mount-plan.js';
@@ -37,6 +36,7 @@ import type { SandboxView } from '../tools/tool.js';
 import { JUDGES_IN_ROOT } from '../permissions/judges.js';
 import { findCredentialFiles } from '../util/credential-files.js';
 import { watchAbsentJudges } from './absent-judges.js';
+import { bwrapVersion } from './bwrap-version.js';
 import { CONTROL_FILES, findGitDirs, HOOKS } from '../util/git-dirs.js';
 
 export interface SandboxPolicy {
@@ -243,7 +243,7 @@ export async function startSandbox(request: SandboxRequest): Promise<Sandbox> {
     // one round of processes before the first request; an older bubblewrap answers that it
     // does not know the option, and is probed again without it.
     const [version, first] = await Promise.all([
-      bwrapVersion(tools, request.env.PATH),
+      bwrapVersion(tools.bwrap, request.env.PATH),
       probe(wrapWith(true), request),
     ]);
     let wrap = wrapWith(true);
@@ -322,11 +322,6 @@ function findTools(path: string | undefined): Tools {
     );
   }
   return { bwrap, socat: findExecutable(path, ['socat']) };
-}
-
-async function bwrapVersion(tools: Tools, path: string | undefined): Promise<string> {
-  const answer = await runHostTool(tools.bwrap, ['--version'], { path });
-  return /(\d+\.\d+(?:\.\d+)?)/.exec(answer.stdout)?.[1] ?? 'unknown';
 }
 
 /** The mount plan's inputs: which of the runner's and the policy's paths exist, as real paths. */
