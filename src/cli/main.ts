@@ -40,6 +40,7 @@ import { errorMessage } from '../util/errors.js';
 import { restoreCheckoutCredentials } from '../github/checkout-credentials.js';
 import type { CredentialStash } from '../github/checkout-credentials.js';
 import { stashCliCredentials } from './cli-credentials.js';
+import { holdGitControl, putBackGitControl, type GitControlHold } from './cli-git-control.js';
 import { parseCli, UsageError } from './args.js';
 import { runAuditCommand } from './audit-command.js';
 import type { CliSettings } from './args.js';
@@ -100,130 +101,145 @@ export async function main(io: CliIo): Promise<number> {
   let temporaryTranscript: string | undefined;
   let sandbox: Sandbox | undefined;
   let credentials: CredentialStash | undefined;
+  let gitControl: GitControlHold | undefined;
+  let code = 1;
   try {
-    const projectDir = realpathSync(io.cwd);
-    if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile), sessionId));
-    const policy = await loadPolicy({
-      projectDir,
-      cwd: projectDir,
-      policyPath: settings.policy,
-      settingsArgs: settings.settings,
-      home: io.env.HOME,
-      mcpConfigGiven: settings.mcpConfig.length > 0,
-    });
-    for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
-    // Before anything the checkout names runs (a key helper, a hook, an MCP server, a tool):
-    // cli-credentials.ts.
-    credentials = await stashCliCredentials(projectDir, io.env, (text) =>
-      stderr(`ci-agent: ${text}\n`),
-    );
-    // Before the first request: a provider set up wrong (no region, two providers) stops here.
-    const provider = io.modelClient ? undefined : configureProvider(policy, settings, io);
-    if (provider) {
-      masker = createSecretMasker([...masker.secrets, ...provider.secrets]);
-      for (const warning of provider.warnings) stderr(`Warning: ${warning}\n`);
-    }
-    const modelClient: ModelClient = io.modelClient ?? (await provider!.client());
-    const model =
-      provider?.models.model ??
-      resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL);
-    const flagRules = (texts: readonly string[], source: string) =>
-      texts.map((text) => ({ ...parseRule(text, source), anchorDir: projectDir }));
-    const limits = policy.limits;
-    const transcriptPath = transcriptPathOf(settings, policy.hooks, sessionId, io);
-    if (transcriptPath && !settings.transcriptFile) temporaryTranscript = transcriptPath;
-    const promptId = randomUUID();
-    if (transcriptPath) {
-      const shape = { sessionId, promptId, cwd: projectDir, version: CI_AGENT_VERSION };
-      files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
-    }
-    const recordFiles = runRecordFiles(settings, transcriptPath, io.cwd);
-    const decisions = decisionOptions(policy);
-    // Before the first model request: a sandbox that cannot start stops the run here.
-    sandbox = await startCliSandbox(policy, {
-      projectDir,
-      addDir: settings.addDir,
-      env: io.env,
-      transcriptPath,
-      recordFiles,
-      note: (text) => stderr(`ci-agent: ${text}\n`),
-    });
-    const mapper = new StreamJsonMapper({
-      version: CI_AGENT_VERSION,
-      masker,
-      ...(sandbox && { sandbox: sandbox.describe() }),
-      ...(provider && { provider: provider.description }),
-      ...(policy.sourceDigests && { policy: policy.sourceDigests }),
-    });
-    const result = await runSession({
-      prompt,
-      cwd: projectDir,
-      model,
-      modelClient,
-      ...(provider && { smallFastModel: provider.models.smallFastModel }),
-      permissionMode: settings.permissionMode ?? policy.permissions.defaultMode ?? 'default',
-      rules: {
-        allow: [...policy.permissions.allow, ...flagRules(settings.allowedTools, '--allowedTools')],
-        deny: [
-          ...policy.permissions.deny,
-          ...flagRules(settings.disallowedTools, '--disallowedTools'),
-        ],
-        ask: policy.permissions.ask,
-      },
-      ...decisions,
-      judgePaths: [...decisions.judgePaths, ...recordFiles],
-      additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
-      hooksConfig: policy.hooks,
-      transcriptPath,
-      promptId,
-      passEnv: policy.passEnv,
-      settingsEnv: policy.env,
-      maxTurns: settings.maxTurns ?? limits.maxTurns,
-      maxBudgetUsd: settings.maxBudgetUsd ?? limits.maxBudgetUsd,
-      timeoutMs: limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,
-      appendSystemPrompt: settings.appendSystemPrompt,
-      env: io.env,
-      events: streamJsonSink(mapper, [
-        renderer.accept,
-        reporter.accept,
-        ...files.map((file) => file.write),
-      ]),
-      signal: io.signal,
-      sessionId,
-      ...(sandbox && { sandbox }),
-      mcp: {
-        policy: policy.mcp,
-        configArgs: settings.mcpConfig,
-        strict: settings.strictMcpConfig,
-        onStart: ({ servers, warnings }) => {
-          for (const warning of warnings) stderr(`Warning: ${warning}\n`);
-          mapper.setMcpServers(servers);
-        },
-      },
-    });
-    const judgesRemoved = judgesRemovedNote(sandbox);
-    if (judgesRemoved) {
-      stderr(`Error: ${judgesRemoved}\n`);
-      return 1;
-    }
-    return result.isError ? 1 : 0;
-  } catch (error) {
-    if (error instanceof SandboxUnavailable) {
-      stderr(sandboxUnavailableText(error));
-      return 1;
-    }
-    // Setup failures (a bad rule, a missing --add-dir) and anything unexpected: one line.
-    stderr(`Error: ${errorMessage(error)}\n`);
-    return 1;
+    code = await (async () => {
+      try {
+        const projectDir = realpathSync(io.cwd);
+        if (settings.logFile) files.push(openToolLog(resolve(io.cwd, settings.logFile), sessionId));
+        const policy = await loadPolicy({
+          projectDir,
+          cwd: projectDir,
+          policyPath: settings.policy,
+          settingsArgs: settings.settings,
+          home: io.env.HOME,
+          mcpConfigGiven: settings.mcpConfig.length > 0,
+        });
+        for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
+        // Before anything the checkout names runs (a key helper, a hook, an MCP server, a tool):
+        // cli-credentials.ts.
+        credentials = await stashCliCredentials(projectDir, io.env, (text) =>
+          stderr(`ci-agent: ${text}\n`),
+        );
+        // After the credentials are out, so that what is put back has none (cli-git-control.ts).
+        gitControl = await holdGitControl(projectDir, io.env);
+        // Before the first request: a provider set up wrong (no region, two providers) stops here.
+        const provider = io.modelClient ? undefined : configureProvider(policy, settings, io);
+        if (provider) {
+          masker = createSecretMasker([...masker.secrets, ...provider.secrets]);
+          for (const warning of provider.warnings) stderr(`Warning: ${warning}\n`);
+        }
+        const modelClient: ModelClient = io.modelClient ?? (await provider!.client());
+        const model =
+          provider?.models.model ??
+          resolveModelAlias(settings.model ?? io.env.ANTHROPIC_MODEL ?? DEFAULT_MODEL);
+        const flagRules = (texts: readonly string[], source: string) =>
+          texts.map((text) => ({ ...parseRule(text, source), anchorDir: projectDir }));
+        const limits = policy.limits;
+        const transcriptPath = transcriptPathOf(settings, policy.hooks, sessionId, io);
+        if (transcriptPath && !settings.transcriptFile) temporaryTranscript = transcriptPath;
+        const promptId = randomUUID();
+        if (transcriptPath) {
+          const shape = { sessionId, promptId, cwd: projectDir, version: CI_AGENT_VERSION };
+          files.push(openTranscript(transcriptPath, { ...shape, prompt, masker }));
+        }
+        const recordFiles = runRecordFiles(settings, transcriptPath, io.cwd);
+        const decisions = decisionOptions(policy);
+        // Before the first model request: a sandbox that cannot start stops the run here.
+        sandbox = await startCliSandbox(policy, {
+          projectDir,
+          addDir: settings.addDir,
+          env: io.env,
+          transcriptPath,
+          recordFiles,
+          note: (text) => stderr(`ci-agent: ${text}\n`),
+        });
+        const mapper = new StreamJsonMapper({
+          version: CI_AGENT_VERSION,
+          masker,
+          ...(sandbox && { sandbox: sandbox.describe() }),
+          ...(provider && { provider: provider.description }),
+          ...(policy.sourceDigests && { policy: policy.sourceDigests }),
+        });
+        const result = await runSession({
+          prompt,
+          cwd: projectDir,
+          model,
+          modelClient,
+          ...(provider && { smallFastModel: provider.models.smallFastModel }),
+          permissionMode: settings.permissionMode ?? policy.permissions.defaultMode ?? 'default',
+          rules: {
+            allow: [
+              ...policy.permissions.allow,
+              ...flagRules(settings.allowedTools, '--allowedTools'),
+            ],
+            deny: [
+              ...policy.permissions.deny,
+              ...flagRules(settings.disallowedTools, '--disallowedTools'),
+            ],
+            ask: policy.permissions.ask,
+          },
+          ...decisions,
+          judgePaths: [...decisions.judgePaths, ...recordFiles],
+          additionalDirectories: [...policy.permissions.additionalDirectories, ...settings.addDir],
+          hooksConfig: policy.hooks,
+          transcriptPath,
+          promptId,
+          passEnv: policy.passEnv,
+          settingsEnv: policy.env,
+          maxTurns: settings.maxTurns ?? limits.maxTurns,
+          maxBudgetUsd: settings.maxBudgetUsd ?? limits.maxBudgetUsd,
+          timeoutMs:
+            limits.timeoutMinutes === undefined ? undefined : limits.timeoutMinutes * 60_000,
+          appendSystemPrompt: settings.appendSystemPrompt,
+          env: io.env,
+          events: streamJsonSink(mapper, [
+            renderer.accept,
+            reporter.accept,
+            ...files.map((file) => file.write),
+          ]),
+          signal: io.signal,
+          sessionId,
+          ...(sandbox && { sandbox }),
+          mcp: {
+            policy: policy.mcp,
+            configArgs: settings.mcpConfig,
+            strict: settings.strictMcpConfig,
+            onStart: ({ servers, warnings }) => {
+              for (const warning of warnings) stderr(`Warning: ${warning}\n`);
+              mapper.setMcpServers(servers);
+            },
+          },
+        });
+        const judgesRemoved = judgesRemovedNote(sandbox);
+        if (judgesRemoved) {
+          stderr(`Error: ${judgesRemoved}\n`);
+          return 1;
+        }
+        return result.isError ? 1 : 0;
+      } catch (error) {
+        if (error instanceof SandboxUnavailable) {
+          stderr(sandboxUnavailableText(error));
+          return 1;
+        }
+        // Setup failures (a bad rule, a missing --add-dir) and anything unexpected: one line.
+        stderr(`Error: ${errorMessage(error)}\n`);
+        return 1;
+      } finally {
+        for (const file of files) {
+          file.close();
+          if (file.error) stderr(`Warning: ${file.error.message}\n`);
+        }
+        // Only the hooks knew its path, and they have all run.
+        if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
+        await sandbox?.close();
+      }
+    })();
   } finally {
-    for (const file of files) {
-      file.close();
-      if (file.error) stderr(`Warning: ${file.error.message}\n`);
-    }
-    // Only the hooks knew its path, and they have all run.
-    if (temporaryTranscript) rmSync(temporaryTranscript, { force: true });
-    await sandbox?.close();
-    // Last: the session's hooks and MCP servers have ended, and the later steps expect them.
+    // The session's hooks and MCP servers have ended: nothing of the agent's runs any more.
+    if (gitControl && !(await putBackGitControl(gitControl, stderr))) code = 1;
+    // Last: the later steps expect them.
     if (credentials) {
       await restoreCheckoutCredentials(credentials).catch((error: unknown) =>
         stderr(
@@ -232,6 +248,7 @@ export async function main(io: CliIo): Promise<number> {
       );
     }
   }
+  return code;
 }
 
 /**
