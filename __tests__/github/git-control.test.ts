@@ -9,6 +9,7 @@ import {
   readFileSync,
   readlinkSync,
   realpathSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -329,6 +330,34 @@ describe('git control files, when the checkout has submodules', () => {
     git(workspace, 'submodule', 'update', '-q', '--init', 'other');
     expect(existsSync(marker)).toBe(false);
     expect(readFileSync(join(workspace, 'other', 'inner.txt'), 'utf8')).toBe('inner\n');
+  });
+
+  it('points a link in .git/modules back where it led, when the agent pointed it at a git directory of its own', async () => {
+    const { root, workspace, env, git, lib } = withSubmodules();
+    // The checkout keeps lib's git directory elsewhere, behind a link (git follows it).
+    const stored = join(root, 'stored-lib');
+    renameSync(lib, stored);
+    symlinkSync(stored, lib);
+    const snapshot = await snapshotGitControl(workspace, env);
+    const { marker, command } = trap(root, 'repointed');
+    // The agent's: a copy of that git directory with an fsmonitor, and the link pointed at it.
+    const planted = join(root, 'planted-lib');
+    cpSync(stored, planted, { recursive: true });
+    writeFileSync(
+      join(planted, 'config'),
+      `${readFileSync(join(stored, 'config'), 'utf8')}${fsmonitor(command)}`,
+    );
+    rmSync(lib);
+    symlinkSync(planted, lib);
+
+    hostGit(git, workspace);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(marker);
+
+    expect(await restoreGitControl(snapshot)).toEqual(['.git/modules/lib']);
+    expect(readlinkSync(lib)).toBe(stored);
+    hostGit(git, workspace);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("gives a hook back its mode: the agent's chmod +x does not make it run", async () => {

@@ -54,7 +54,8 @@ describe('findGitDirs', () => {
       'modules/lib/modules/inner': 'git-dir',
       'modules/libs': 'folder',
       'modules/libs/json': 'git-dir',
-      'modules/linked': 'other',
+      // A link with where it leads: pointed elsewhere, it is a change (git-control.ts).
+      'modules/linked': `link:${join(workspace, 'elsewhere')}`,
     });
   });
 });

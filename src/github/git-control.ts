@@ -25,15 +25,16 @@
  *   1. `.git` is what it was, else GitControlReplaced;
  *   2. what appeared in the `modules` folders, or changed kind there, is removed: a submodule git
  *      directory the agent made (a later `git submodule update --init` would take it as it is,
- *      hooks and all), a link in place of one;
+ *      hooks and all), a link in place of one; a link that was there and now leads elsewhere
+ *      (git follows it to whatever git directory it names) is made again as it was;
  *   3. each watched file is put back: the config files, and each submodule's `.git` file, which
  *      names its git directory (a `.git` folder in its place would be a repository of the agent's);
  *   4. each hooks folder is made what it was: what appeared removed, what changed put back,
  *      the executable bit included.
  * Nothing is written through a link that appeared on the way (git-control-entries.ts).
  */
-import { lstat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
+import { lstat, mkdir, rm, symlink } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 import { isInside } from '../tools/paths.js';
 import { CONTROL_FILES, HOOKS, findGitDirs, type ModulesEntry } from '../util/git-dirs.js';
 import {
@@ -116,11 +117,19 @@ export async function restoreGitControl(snapshot: GitControlSnapshot): Promise<s
   const changed: string[] = [];
   // 2.
   const now = findGitDirs(snapshot.workspace, { repair: true }).modules;
-  changed.push(
-    ...(await removeAppeared(
-      [...now].filter(([path, kind]) => snapshot.modules.get(path) !== kind).map(([path]) => path),
-    )),
+  const removed = await removeAppeared(
+    [...now].filter(([path, kind]) => snapshot.modules.get(path) !== kind).map(([path]) => path),
   );
+  changed.push(...removed);
+  // A link that was there (and was removed, or went) is made again, leading where it led.
+  for (const [path, kind] of snapshot.modules) {
+    if (!kind.startsWith('link:') || now.get(path) === kind) continue;
+    if (removed.some((folder) => folder !== path && isInside(path, folder))) continue;
+    await rm(path, { force: true, recursive: true });
+    await mkdir(dirname(path), { recursive: true });
+    await symlink(kind.slice('link:'.length), path);
+    if (!removed.includes(path)) changed.push(path);
+  }
   // 3.
   for (const [path, { anchor, entry }] of snapshot.files) {
     if (sameEntry(await entryOf(path), entry)) continue;

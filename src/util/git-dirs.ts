@@ -16,7 +16,15 @@
  * Synchronous: the sandbox works out its mounts in one go, and the walk is a few lstat calls per
  * submodule.
  */
-import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -32,8 +40,12 @@ export const CONTROL_FILES: readonly string[] = [
 ];
 export const HOOKS = 'hooks';
 
-/** What a path under the `modules` folders is: a submodule's git directory, part of a name, else. */
-export type ModulesEntry = 'git-dir' | 'folder' | 'other';
+/**
+ * What a path under the `modules` folders is: a submodule's git directory, part of a name, a
+ * link (with where it leads: git follows a link to a git directory, so one pointed elsewhere is
+ * a change), else.
+ */
+export type ModulesEntry = 'git-dir' | 'folder' | `link:${string}` | 'other';
 
 export interface GitDirs {
   /** The repository's git directory and its common one (one folder unless a linked worktree). */
@@ -62,7 +74,9 @@ export function findGitDirs(workspace: string, options: { repair?: boolean } = {
       const stats = lstatOf(path);
       if (stats === undefined) continue;
       if (stats.isDirectory() && options.repair) makeListable(path);
-      if (!stats.isDirectory()) {
+      if (stats.isSymbolicLink()) {
+        modules.set(path, `link:${readlinkOf(path)}`);
+      } else if (!stats.isDirectory()) {
         modules.set(path, 'other');
       } else if (lstatOf(join(path, 'HEAD')) !== undefined) {
         modules.set(path, 'git-dir');
@@ -147,6 +161,14 @@ export function makeListable(folder: string): void {
     } catch {
       // not ours to change: listing it fails, and so does git
     }
+  }
+}
+
+function readlinkOf(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
   }
 }
 
