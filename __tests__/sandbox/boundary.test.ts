@@ -171,7 +171,7 @@ describe.skipIf(!bwrap).each(users)('the sandbox, attacked from inside, as $name
     const run = await execa(command[0] as string, command[1] as string[], { reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
     results = (JSON.parse(run.stdout) as { results: Record<string, Outcome> }).results;
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     decoy?.kill('SIGKILL');
