@@ -98,6 +98,15 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
   /** Groups with an invalid matcher already reported: the warning is logged once. */
   const reported = new Set<CompiledGroup>();
 
+  /** Whether the workspace is prepared (waiting for it); false when its preparation failed. */
+  const workspaceReady = (): Promise<boolean> =>
+    options.ready
+      ? options.ready().then(
+          () => true,
+          () => false,
+        )
+      : Promise.resolve(true);
+
   const fire = async (firing: Firing): Promise<Fired> => {
     const plan = planFiring(hooks, firing.event, firing.matchValue, defaultTimeout, (handler) =>
       conditionHolds(handler, firing.target),
@@ -112,14 +121,7 @@ export function createHookRunner(options: HookRunnerOptions): SessionHookRunner 
       fired.runs.push(recordOf(firing, handler, undefined, interpretation));
     }
     for (const { group } of plan.unrunnable) reported.add(group);
-    const ready =
-      plan.handlers.length > 0 && options.ready
-        ? await options.ready().then(
-            () => true,
-            () => false,
-          )
-        : true;
-    if (plan.handlers.length > 0 && ready) {
+    if (plan.handlers.length > 0 && (await workspaceReady())) {
       const cwd = options.cwd();
       const stdin = JSON.stringify({
         ...commonFields(firing.event, {
