@@ -27,7 +27,8 @@ const ACTIONS = (process.env.CI_AGENT_BENCH_ACTION ?? 'dist/index.js')
   .split(',')
   .filter((file) => file !== '')
   .map((file) => resolve(file));
-// CI_AGENT_BENCH_PROFILE=DIR writes a CPU profile of every action run there, to see where time goes.
+// CI_AGENT_BENCH_PROFILE=DIR writes a CPU profile of every action and floor run there (in that
+// order, run by run), to see where time goes and how it differs from the floors.
 const PROFILE_ARGS = process.env.CI_AGENT_BENCH_PROFILE
   ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.CI_AGENT_BENCH_PROFILE)}`]
   : [];
@@ -123,21 +124,21 @@ export async function runActionStartupBench(): Promise<void> {
         temp,
       );
       const actionMs: number[] = [];
-      for (const action of ACTIONS) {
-        actionMs.push(
-          await once(
-            [process.execPath, ...PROFILE_ARGS, action],
-            env(),
-            origin.checkout,
-            () => new Promise<number>((done) => (onRequest = done)),
-          ),
+      // Builds take turns going first (every other run reversed): no build always follows another.
+      const order = ACTIONS.map((_, index) => (run % 2 === 0 ? index : ACTIONS.length - 1 - index));
+      for (const index of order) {
+        actionMs[index] = await once(
+          [process.execPath, ...PROFILE_ARGS, ACTIONS[index]!],
+          env(),
+          origin.checkout,
+          () => new Promise<number>((done) => (onRequest = done)),
         );
       }
       const floorsMs: number[] = [];
       for (const bundle of [libraryFloor, processFloor]) {
         floorsMs.push(
           await once(
-            [process.execPath, bundle],
+            [process.execPath, ...PROFILE_ARGS, bundle],
             env(),
             origin.checkout,
             () => new Promise<number>((done) => (onRequest = done)),
@@ -176,6 +177,17 @@ export async function runActionStartupBench(): Promise<void> {
       const { files, bytes } = startupFiles(file);
       console.log(
         `${labelOf(file)}: ${fmt(ms, 0)} ms to the first model request, ${fmt(ms / median(baseline), 1)}× a bare node start, ${fmt(ms - median(fetchFloor), 0)} ms more than node with one fetch(), ${fmt(ms / median(floor), 2)}× the library floor (+${fmt(ms - median(floor), 0)} ms; target ≤ 1.5×), ${fmt(ms / median(withExeca), 2)}× the process floor (+${fmt(ms - median(withExeca), 0)} ms); it loads ${files} files (${fmt(bytes / 1024 / 1024, 2)} MiB) before its first request`,
+      );
+    }
+    // Two builds measured together compare best run by run: the machine's swings (±15 % here)
+    // hit both builds of a run alike, so the median of the differences is steadier than the
+    // difference of the medians.
+    for (const [index, file] of ACTIONS.entries()) {
+      if (index === 0) continue;
+      const differences = actions[index]!.map((ms, run) => ms - actions[0]![run]!);
+      const ratios = (runs: number[]) => runs.map((ms, run) => ms / floor[run]!);
+      console.log(
+        `${labelOf(file)} against ${labelOf(ACTIONS[0]!)}, run by run: median difference ${fmt(median(differences), 0)} ms (${differences.filter((ms) => ms < 0).length} of ${differences.length} runs faster); median ratio to that run's library floor ${fmt(median(ratios(actions[index]!)), 2)}× against ${fmt(median(ratios(actions[0]!)), 2)}×`,
       );
     }
   } finally {
