@@ -139,6 +139,10 @@ describe('the GitHub Action (dist/index.js), attacked from inside its sandbox', 
 
     const report = readFileSync(join(harness.origin.checkout, 'hook-report.txt'), 'utf8');
     expect(report, run.stdout).toContain('proc-hits: 0');
+    // Its script is outside .claude/: held to its own content only, which the step log says.
+    expect(run.stdout).toContain(
+      '::warning::the hook command "node hook.mjs > hook-report.txt" runs hook.mjs, outside .claude/: ci-agent holds that file to its content at the start, but not what it imports or reads',
+    );
     expect(report).toContain('env-hits: 0');
     expect(report).toMatch(/github-env: (EROFS|ENOENT|EACCES)/);
     expect(report).not.toContain('api: REACHED');

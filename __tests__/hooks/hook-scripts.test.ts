@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runSession } from '../../src/agent/session.js';
-import { findHookScripts } from '../../src/hooks/hook-scripts.js';
+import { findHookScripts, scriptsOutsideClaudeDir } from '../../src/hooks/hook-scripts.js';
 import { createAnthropicClient } from '../../src/model/anthropic-client.js';
 import { startReplayServer } from '../../testkit/replay-server.js';
 import type { ReplayServer } from '../../testkit/replay-server.js';
@@ -21,7 +21,9 @@ let server: ReplayServer | undefined;
 let workspace: Workspace | undefined;
 afterEach(async () => {
   await server?.close();
+  server = undefined;
   workspace?.cleanup();
+  workspace = undefined;
 });
 
 const hooksRunning = (...commands: string[]): HooksConfig => ({
@@ -185,5 +187,52 @@ describe('a session whose hook guards a command', () => {
     expect(readFileSync(guard, 'utf8')).not.toBe(original);
     expect(resultOf(4, 'toolu_deploy')).toContain('changed after the run started');
     expect(existsSync(join(workspace.root, 'out/deployed'))).toBe(false);
+  });
+});
+
+describe('scriptsOutsideClaudeDir', () => {
+  it('lists the project scripts hooks run from outside .claude/, and nothing else', async () => {
+    workspace = makeWorkspace('ci-agent-hook-outside-');
+    await workspace.write('guard.mjs', '');
+    await workspace.write('.claude/hooks/check.mjs', '');
+    const home = makeWorkspace('ci-agent-hook-home-');
+    try {
+      const commands = [
+        '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.sh',
+        'node .claude/hooks/check.mjs',
+        'node scripts/check.mjs --strict',
+        'python3 -u "$CLAUDE_PROJECT_DIR/tools/../hooks/y.py"',
+        './gate.sh && bash ~/bin/h.sh',
+        'test -f later.mjs && node ./later.mjs',
+        '/usr/bin/env true',
+        'jq -r .tool_input.command | grep -q curl && exit 2 || exit 0',
+        'node ../elsewhere/x.mjs',
+        'node guard.mjs > report.txt',
+      ];
+      const found = scriptsOutsideClaudeDir(hooksRunning(...commands), {
+        projectDir: workspace.root,
+        homeDir: home.root,
+      });
+      expect(found).toEqual([
+        { command: commands[2], script: 'scripts/check.mjs' },
+        { command: commands[3], script: 'hooks/y.py' },
+        { command: commands[4], script: 'gate.sh' },
+        // Named before it exists: the agent would be the one to write it.
+        { command: commands[5], script: 'later.mjs' },
+        // No slash, but a file of the project: the hook runs it.
+        { command: commands[9], script: 'guard.mjs' },
+      ]);
+    } finally {
+      home.cleanup();
+    }
+  });
+
+  it('lists nothing when every script is under .claude/', () => {
+    expect(
+      scriptsOutsideClaudeDir(hooksRunning('bash .claude/hooks/a.sh', '.claude/hooks/b.sh'), {
+        projectDir: '/work/repo',
+        homeDir: '/home/runner',
+      }),
+    ).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { findHookScripts } from '../hooks/hook-scripts.js';
+import { findHookScripts, scriptsOutsideClaudeDir } from '../hooks/hook-scripts.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
@@ -428,6 +428,17 @@ async function work(
       commands.warning(
         masker.mask(
           `the settings files' env sets ${modelEnvNames.join(', ')}: the action takes its model connection from its inputs and the job's environment, so these are not used (ci-agent -p reads them, as Claude Code does)`,
+        ),
+      );
+    }
+    // A judge only as far as its own file: said, since the policy's author may not know.
+    for (const { command, script } of scriptsOutsideClaudeDir(policy.hooks, {
+      projectDir: workspace,
+      homeDir: env.HOME ?? homedir(),
+    })) {
+      commands.warning(
+        masker.mask(
+          `the hook command ${JSON.stringify(command)} runs ${script}, outside .claude/: ci-agent holds that file to its content at the start, but not what it imports or reads, and on a pull request it runs the pull request's version. Keep hook scripts, and what they use, under .claude/ (docs/POLICY.md)`,
         ),
       );
     }

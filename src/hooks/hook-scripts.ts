@@ -14,13 +14,14 @@
  *      does a script the hook runs that did not exist at start (`test -f x.mjs && node x.mjs`:
  *      the agent would write the judge), which is a judge path from the start too.
  * Not covered: what a script imports or reads (a module beside it, `package.json` for
- * `npm run`); docs/POLICY.md says so.
+ * `npm run`); docs/POLICY.md says so, and the action warns of each script a hook runs from the
+ * project outside `.claude/` (`scriptsOutsideClaudeDir`), where that is most likely.
  * Changes by code the agent runs (a test command) are what step 3 is for; the permission
  * decision cannot see those.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { allCommands, parseCommand } from '../shell/parse-command.js';
 import type { HooksConfig } from './config.js';
 
@@ -85,6 +86,37 @@ export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScrip
       return undefined;
     },
   };
+}
+
+/**
+ * The scripts hooks run from the project but outside its `.claude/` folder, each with its
+ * command. `.claude/` is a judge whole (read-only to the agent, and on a pull request taken from
+ * the base branch whole); a script elsewhere is held to its own content only: what it imports
+ * or reads beside it stays the agent's to change, and on a pull request it is the pull request's
+ * version. Scripts outside the project (the runner's tools, the home folder) are not listed.
+ */
+export function scriptsOutsideClaudeDir(
+  hooks: HooksConfig,
+  anchors: Anchors,
+): { command: string; script: string }[] {
+  const found: { command: string; script: string }[] = [];
+  for (const command of hookCommands(hooks)) {
+    // As findHookScripts finds them: every word naming a file, and a script's place named.
+    const argvs = commandArgvs(command, anchors);
+    const scripts = new Set([
+      ...argvs.flat().filter((word) => existingFile(resolve(anchors.projectDir, word))),
+      ...argvs.flatMap(scriptOperand),
+    ]);
+    for (const operand of scripts) {
+      const script = relative(anchors.projectDir, resolve(anchors.projectDir, operand));
+      const inProject =
+        script !== '' && script !== '..' && !script.startsWith('../') && !isAbsolute(script);
+      if (inProject && script !== '.claude' && !script.startsWith('.claude/')) {
+        found.push({ command, script });
+      }
+    }
+  }
+  return found;
 }
 
 function hookCommands(hooks: HooksConfig): string[] {
