@@ -13,7 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
+import { outsideClaudeDirWarning, scriptsOutsideClaudeDir } from '../hooks/hook-scripts.js';
 import { join, resolve } from 'node:path';
 import { runSession } from '../agent/session.js';
 import type { HooksConfig } from '../hooks/config.js';
@@ -39,7 +40,7 @@ import { secretValues } from '../util/child-env.js';
 import { errorMessage } from '../util/errors.js';
 import { restoreCheckoutCredentials } from '../github/checkout-credentials.js';
 import type { CredentialStash } from '../github/checkout-credentials.js';
-import { stashCliCredentials } from './cli-credentials.js';
+import { runsInCi, stashCliCredentials } from './cli-credentials.js';
 import { holdGitControl, putBackGitControl, type GitControlHold } from './cli-git-control.js';
 import { parseCli, UsageError } from './args.js';
 import { runAuditCommand } from './audit-command.js';
@@ -117,6 +118,12 @@ export async function main(io: CliIo): Promise<number> {
           mcpConfigGiven: settings.mcpConfig.length > 0,
         });
         for (const warning of policy.warnings) stderr(`Warning: ${warning}\n`);
+        // In CI, as the action does: a hook's script outside .claude/ is held to its file only.
+        if (runsInCi(io.env)) {
+          const anchors = { projectDir, homeDir: io.env.HOME ?? homedir() };
+          for (const found of scriptsOutsideClaudeDir(policy.hooks, anchors))
+            stderr(`Warning: ${outsideClaudeDirWarning(found, false)}\n`);
+        }
         // Before anything the checkout names runs (a key helper, a hook, an MCP server, a tool):
         // cli-credentials.ts.
         credentials = await stashCliCredentials(projectDir, io.env, (text) =>

@@ -17,7 +17,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { findHookScripts, scriptsOutsideClaudeDir } from '../hooks/hook-scripts.js';
+import {
+  findHookScripts,
+  outsideClaudeDirWarning,
+  scriptsOutsideClaudeDir,
+} from '../hooks/hook-scripts.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { RunResult } from '../agent/events.js';
 import { runSession } from '../agent/session.js';
@@ -432,16 +436,9 @@ async function work(
       );
     }
     // A judge only as far as its own file: said, since the policy's author may not know.
-    for (const { command, script } of scriptsOutsideClaudeDir(policy.hooks, {
-      projectDir: workspace,
-      homeDir: env.HOME ?? homedir(),
-    })) {
-      commands.warning(
-        masker.mask(
-          `the hook command ${JSON.stringify(command)} runs ${script}, outside .claude/: ci-agent holds that file to its content at the start, but not what it imports or reads, and on a pull request it runs the pull request's version. Keep hook scripts, and what they use, under .claude/ (docs/POLICY.md)`,
-        ),
-      );
-    }
+    const anchors = { projectDir: workspace, homeDir: env.HOME ?? homedir() };
+    for (const found of scriptsOutsideClaudeDir(policy.hooks, anchors))
+      commands.warning(masker.mask(outsideClaudeDirWarning(found, true)));
     // Before the test command and the first model request: a sandbox that cannot start stops
     // the run here, before anything the agent causes has run.
     const contained = earlySandbox

@@ -119,6 +119,20 @@ export function scriptsOutsideClaudeDir(
   return found;
 }
 
+/**
+ * What the step (the action) or stderr (the CLI in CI) says of one such script. `pullRequests`:
+ * the action, which on a pull request runs the pull request's version of it.
+ */
+export function outsideClaudeDirWarning(
+  { command, script }: { command: string; script: string },
+  pullRequests: boolean,
+): string {
+  const pullRequest = pullRequests
+    ? ", and on a pull request it runs the pull request's version"
+    : '';
+  return `the hook command ${JSON.stringify(command)} runs ${script}, outside .claude/: ci-agent holds that file to its content at the start, but not what it imports or reads${pullRequest}. Keep hook scripts, and what they use, under .claude/ (docs/POLICY.md)`;
+}
+
 function hookCommands(hooks: HooksConfig): string[] {
   const commands = Object.values(hooks).flatMap((groups) =>
     (groups ?? []).flatMap((group) => group.hooks.map((handler) => handler.command)),
