@@ -14,10 +14,10 @@
 import { randomUUID } from 'node:crypto';
 import { realpathSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { outsideClaudeDirWarning, scriptsOutsideClaudeDir } from '../hooks/hook-scripts.js';
 import { join, resolve } from 'node:path';
 import { runSession } from '../agent/session.js';
 import type { HooksConfig } from '../hooks/config.js';
+import { outsideClaudeDirWarning, scriptsOutsideClaudeDir } from '../hooks/hook-scripts.js';
 import { createSecretMasker } from '../log/secret-masker.js';
 import { StreamJsonMapper, streamJsonSink } from '../log/stream-json.js';
 import { openToolLog, openTranscript } from '../log/tool-log.js';

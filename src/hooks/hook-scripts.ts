@@ -40,29 +40,14 @@ interface Anchors {
 export function findHookScripts(hooks: HooksConfig, anchors: Anchors): HookScripts {
   const fingerprints = new Map<string, string>();
   /** Per command: its words, parsed once, and the real path each script word named at start. */
-  const commands = new Map<
-    string,
-    { words: string[]; named: Map<string, string>; absent: Set<string> }
-  >();
+  const commands = new Map<string, CommandScripts>();
   /** Scripts a hook runs that were not there at start: they must stay absent. */
   const absentPaths = new Set<string>();
   for (const command of hookCommands(hooks)) {
-    const argvs = commandArgvs(command, anchors);
-    const words = argvs.flat();
-    const named = new Map<string, string>();
-    for (const word of words) {
-      const real = existingFile(resolve(anchors.projectDir, word));
-      if (real === undefined) continue;
-      named.set(word, real);
-      fingerprints.set(real, fingerprintOf(real) ?? '');
-    }
-    const absent = new Set(
-      argvs
-        .flatMap(scriptOperand)
-        .filter((word) => !named.has(word) && !existsSync(resolve(anchors.projectDir, word))),
-    );
-    for (const word of absent) absentPaths.add(resolve(anchors.projectDir, word));
-    commands.set(command, { words, named, absent });
+    const scripts = scriptsOf(command, anchors);
+    for (const real of scripts.named.values()) fingerprints.set(real, fingerprintOf(real) ?? '');
+    for (const word of scripts.absent) absentPaths.add(resolve(anchors.projectDir, word));
+    commands.set(command, scripts);
   }
   return {
     paths: [...fingerprints.keys(), ...absentPaths],
@@ -101,14 +86,9 @@ export function scriptsOutsideClaudeDir(
 ): { command: string; script: string }[] {
   const found: { command: string; script: string }[] = [];
   for (const command of hookCommands(hooks)) {
-    // As findHookScripts finds them: every word naming a file, and a script's place named.
-    const argvs = commandArgvs(command, anchors);
-    const scripts = new Set([
-      ...argvs.flat().filter((word) => existingFile(resolve(anchors.projectDir, word))),
-      ...argvs.flatMap(scriptOperand),
-    ]);
-    for (const operand of scripts) {
-      const script = relative(anchors.projectDir, resolve(anchors.projectDir, operand));
+    const { named, absent } = scriptsOf(command, anchors);
+    for (const word of [...named.keys(), ...absent]) {
+      const script = relative(anchors.projectDir, resolve(anchors.projectDir, word));
       const inProject =
         script !== '' && script !== '..' && !script.startsWith('../') && !isAbsolute(script);
       if (inProject && script !== '.claude' && !script.startsWith('.claude/')) {
@@ -131,6 +111,31 @@ export function outsideClaudeDirWarning(
     ? ", and on a pull request it runs the pull request's version"
     : '';
   return `the hook command ${JSON.stringify(command)} runs ${script}, outside .claude/: ci-agent holds that file to its content at the start, but not what it imports or reads${pullRequest}. Keep hook scripts, and what they use, under .claude/ (docs/POLICY.md)`;
+}
+
+interface CommandScripts {
+  words: string[];
+  /** Each word naming an existing file (from the project directory), with its real path. */
+  named: Map<string, string>;
+  /** The words in a script's place that name nothing yet. */
+  absent: Set<string>;
+}
+
+/** A hook command's scripts as the run finds them at start (findHookScripts, step 1). */
+function scriptsOf(command: string, anchors: Anchors): CommandScripts {
+  const argvs = commandArgvs(command, anchors);
+  const words = argvs.flat();
+  const named = new Map<string, string>();
+  for (const word of words) {
+    const real = existingFile(resolve(anchors.projectDir, word));
+    if (real !== undefined) named.set(word, real);
+  }
+  const absent = new Set(
+    argvs
+      .flatMap(scriptOperand)
+      .filter((word) => !named.has(word) && !existsSync(resolve(anchors.projectDir, word))),
+  );
+  return { words, named, absent };
 }
 
 function hookCommands(hooks: HooksConfig): string[] {
