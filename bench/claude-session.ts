@@ -17,6 +17,11 @@ export interface ClaudeRun {
   /** Every POST /v1/messages body, in order. */
   bodies: unknown[];
   numTurns: number;
+  /**
+   * Why the reference stopped before the script's end, in its own words ("Prompt is too long"),
+   * when it ended with an error result of its own; undefined when it finished.
+   */
+  stopped?: string;
 }
 
 /**
@@ -68,6 +73,8 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
         cwd: options.cwd,
         extendEnv: false,
         reject: false,
+        // Nothing on stdin: the CLI waits 3 s for piped input otherwise.
+        input: '',
         env: {
           PATH: process.env.PATH ?? '',
           HOME: home,
@@ -86,8 +93,20 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     const result = child.stdout
       .split('\n')
       .filter((line) => line.includes('"type":"result"'))
-      .map((line) => JSON.parse(line) as { num_turns: number; subtype: string })[0];
-    if (child.exitCode !== 0 || result?.subtype !== 'success') {
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            num_turns: number;
+            subtype: string;
+            is_error?: boolean;
+            result?: string;
+          },
+      )[0];
+    // An error result is the reference's own end (it refused to send a request it judged too
+    // long): what it sent until then is billed, and the caller is told it stopped. Anything
+    // else (no result, a crash) is a failed measurement.
+    const stopped = result?.is_error === true ? (result.result ?? result.subtype) : undefined;
+    if (result === undefined || (stopped === undefined && child.exitCode !== 0)) {
       throw new Error(
         `${options.claude} failed (exit ${String(child.exitCode)}): ${child.stderr.slice(-800)}`,
       );
@@ -95,7 +114,12 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     const posts = server.requests.filter(
       (request) => request.method === 'POST' && request.path === '/v1/messages',
     );
-    return { version, bodies: posts.map((request) => request.body), numTurns: result.num_turns };
+    return {
+      version,
+      bodies: posts.map((request) => request.body),
+      numTurns: result.num_turns,
+      ...(stopped !== undefined && { stopped }),
+    };
   } finally {
     await server.close();
     await rm(home, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import {
   CACHE_TTL_MS,
   decideBoundary,
   remainingTurns,
+  turnsToLimit,
 } from '../../../src/agent/context/cache-edits.js';
 import { createContextManager } from '../../../src/agent/context/context-manager.js';
 import type { ContextSettings } from '../../../src/agent/context/context-settings.js';
@@ -49,6 +50,24 @@ describe('decideBoundary', () => {
   it('moves near the limit, whatever it costs', () => {
     expect(decideBoundary({ ...base, turns: 1, limitTokens: 40_001 })).toBe('hold');
     expect(decideBoundary({ ...base, turns: 1, limitTokens: 40_000 })).toBe('near-limit');
+  });
+
+  it('holds when the request reaches the limit before the saving repays the write', () => {
+    // Twenty turns would repay it (three do), but at 30k tokens a turn the held request reaches
+    // the limit (100k) in two, where the boundary moves up to the newest turn anyway.
+    expect(decideBoundary({ ...base, turns: 20, growthPerTurn: 30_000 })).toBe('hold');
+    // Growing slowly, the limit is far and the move pays, as without a growth estimate.
+    expect(decideBoundary({ ...base, turns: 20, growthPerTurn: 1_000 })).toBe('pays');
+    expect(decideBoundary({ ...base, turns: 20, growthPerTurn: 0 })).toBe('pays');
+  });
+
+  it('counts the turns to the limit at the rate the request grows, at least one', () => {
+    expect(turnsToLimit(40_000, 100_000, 20_000)).toBe(3);
+    expect(turnsToLimit(40_000, 100_000, 25_000)).toBe(3);
+    expect(turnsToLimit(99_000, 100_000, 20_000)).toBe(1);
+    expect(turnsToLimit(120_000, 100_000, 20_000)).toBe(1);
+    expect(turnsToLimit(40_000, 100_000, 0)).toBe(Infinity);
+    expect(turnsToLimit(40_000, 100_000)).toBe(Infinity);
   });
 
   it('expects as many turns again as have run, capped by max-turns, at least one', () => {
@@ -107,6 +126,39 @@ describe('createContextManager with a prompt cache to keep', () => {
     advance(1_000);
     const sent = await context.prepareMessages(conversation(...turns));
     expect(shortened(sent)).toBe(11);
+  });
+
+  it('holds while the request nears the limit faster than a move repays its write', async () => {
+    // Twelve turns of about 2k tokens each, three kept whole, moved in steps of three. In a
+    // window of 1M tokens the move at turn 12 pays over the turns expected; in one of 60k (a limit
+    // of 30k) the held request reaches the limit within a few turns, where everything older is
+    // shortened anyway: moving now would only write the kept turns again.
+    const turns = Array.from({ length: 12 }, (_, index) => bash(index, 400));
+    const run = async (contextWindow: number) => {
+      let clock = 0;
+      const context = withPrepareMessages(
+        createContextManager({
+          model: 'claude-sonnet-5-5',
+          modelClient: createAnthropicClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' }),
+          cwd: '/repo',
+          systemPrompt: 'you are a test',
+          tools: [],
+          events: () => undefined,
+          settings: { keepRecentTurns: 3, boundaryStep: 3, shortenAboveChars: 100, contextWindow },
+          now: () => clock,
+        }),
+      );
+      const counts: number[] = [];
+      for (let count = 1; count <= turns.length; count++) {
+        counts.push(
+          shortened(await context.prepareMessages(conversation(...turns.slice(0, count)))),
+        );
+        clock += 1_000;
+      }
+      return counts;
+    };
+    expect((await run(1e6)).slice(-2)).toEqual([6, 9]);
+    expect((await run(60_000)).slice(-2)).toEqual([6, 6]);
   });
 
   it('shortens when the cache has gone cold, however few turns are left', async () => {

@@ -15,7 +15,11 @@
  *    and moving wins when its now + later is below holding's.
  * The remaining turns are estimated as the turns run so far (a run that has gone t turns is about
  * as likely to go another t as to stop sooner: the median of a duration known only to exceed t),
- * capped by what max-turns leaves, at least one.
+ * capped by what max-turns leaves, at least one. They are capped, too, by the turns the held
+ * request takes to grow to the limit at the rate it has grown: there the boundary moves up to the
+ * newest turn anyway (context-manager.ts), which shortens what this move would, so a move saves
+ * only until then. Without that cap, a session of large reads moved its boundary every few turns,
+ * each move writing the turns still kept whole to the cache again, and wrote its content twice.
  */
 
 export const CACHE_TTL_MS = 5 * 60_000;
@@ -40,6 +44,8 @@ export interface BoundaryChoice {
   sincePreviousMs?: number;
   /** `shortenAtFraction` × the context window, in tokens. */
   limitTokens: number;
+  /** Tokens the held request has grown by per turn, lately; undefined before it is known. */
+  growthPerTurn?: number;
 }
 
 export type BoundaryDecision = 'cold' | 'near-limit' | 'pays' | 'hold';
@@ -47,7 +53,10 @@ export type BoundaryDecision = 'cold' | 'near-limit' | 'pays' | 'hold';
 export function decideBoundary(choice: BoundaryChoice): BoundaryDecision {
   if (choice.sincePreviousMs === undefined || choice.sincePreviousMs >= CACHE_TTL_MS) return 'cold';
   if (choice.held.tokens >= choice.limitTokens) return 'near-limit';
-  const remaining = remainingTurns(choice.turns, choice.maxTurns);
+  const remaining = Math.min(
+    remainingTurns(choice.turns, choice.maxTurns),
+    turnsToLimit(choice.held.tokens, choice.limitTokens, choice.growthPerTurn),
+  );
   const cost = (shape: RequestShape): number =>
     READ_PRICE * shape.cachedTokens +
     WRITE_PRICE * (shape.tokens - shape.cachedTokens) +
@@ -58,4 +67,10 @@ export function decideBoundary(choice: BoundaryChoice): BoundaryDecision {
 export function remainingTurns(turns: number, maxTurns?: number): number {
   const left = maxTurns === undefined ? turns : Math.min(turns, maxTurns - turns);
   return Math.max(1, left);
+}
+
+/** Turns until a request of `tokens` growing by `growthPerTurn` reaches `limitTokens`, at least one. */
+export function turnsToLimit(tokens: number, limitTokens: number, growthPerTurn?: number): number {
+  if (growthPerTurn === undefined || growthPerTurn <= 0) return Infinity;
+  return Math.max(1, Math.ceil((limitTokens - tokens) / growthPerTurn));
 }

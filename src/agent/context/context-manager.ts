@@ -6,8 +6,9 @@
  * 1. Reduce the conversation (`prepareRequest`: stale reads replaced, old long results shortened,
  *    an earlier compaction applied). When the turn count moves the reduction boundary, move it
  *    only when `decideBoundary` says so (cache-edits.ts: the cache is cold, the request nears
- *    the limit, or the tokens saved over the turns still expected outweigh the cache write);
- *    otherwise hold it where the previous request had it, so its cached prefix stays valid.
+ *    the limit, or the tokens saved over the turns still expected, and before the held request
+ *    grows to the limit at the rate of its last few turns, outweigh the cache write); otherwise
+ *    hold it where the previous request had it, so its cached prefix stays valid.
  *    When the request still reaches `shortenAtFraction` of the window, move the boundary up to
  *    the newest turn: every older long result is shortened, so a long reading session stays
  *    under the compaction threshold. The cache write this causes is small: after the first
@@ -76,6 +77,11 @@ export interface ContextManager {
 }
 
 const DEFAULT_TOKENS_PER_CHAR = 1 / 4;
+/** The turns whose growth estimates the next ones' (cache-edits.ts, `turnsToLimit`). */
+const GROWTH_SAMPLES = 8;
+
+const mean = (values: readonly number[]): number =>
+  values.reduce((sum, value) => sum + value, 0) / values.length;
 
 export function createContextManager(options: ContextManagerOptions): ContextManager {
   if (options.settings === false) {
@@ -98,6 +104,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   let lastSentAt: number | undefined;
   /** Where the reduction boundary was when it last moved. */
   let reduceBefore = 0;
+  /** How much the request grew, turn by turn, with the boundary held (the latest few turns). */
+  const growth: number[] = [];
   const now = options.now ?? Date.now;
 
   const charsOf = (prepared: readonly Message[]): number =>
@@ -130,8 +138,13 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
    */
   const reduce = (messages: readonly Message[]): Message[] => {
     const held = prepareAt(messages, reduceBefore);
+    const heldTokens = estimate(held);
+    if (lastChars !== undefined) {
+      growth.push(Math.max(0, heldTokens - Math.ceil(lastChars * tokensPerChar)));
+      if (growth.length > GROWTH_SAMPLES) growth.shift();
+    }
     const furthest = lastReducibleTurn(turnsIn(messages));
-    if (estimate(held) >= limitTokens && furthest > reduceBefore) {
+    if (heldTokens >= limitTokens && furthest > reduceBefore) {
       reduceBefore = furthest;
       return prepareAt(messages, furthest);
     }
@@ -145,6 +158,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       ...(options.maxTurns === undefined ? {} : { maxTurns: options.maxTurns }),
       ...(lastSentAt === undefined ? {} : { sincePreviousMs: now() - lastSentAt }),
       limitTokens,
+      ...(growth.length > 0 && { growthPerTurn: mean(growth) }),
     });
     if (decision === 'hold') return held;
     reduceBefore = natural;
