@@ -327,7 +327,7 @@ describe('ReportCollector', () => {
         error: 'stream_dropped',
         message: 'cut',
       },
-      { type: 'compact-boundary', trigger: 'auto', preTokens: 150_000 },
+      { type: 'compact-boundary', trigger: 'auto', preTokens: 150_000, summary: 's' },
       ...events(),
     ]);
     expect(report.incidents).toEqual({ apiRetries: 2, partialResponses: 1, compactions: 1 });

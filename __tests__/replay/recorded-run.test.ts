@@ -62,6 +62,32 @@ function failure(text: string): string {
 }
 
 describe('parseRecordedRun', () => {
+  it('keeps each compaction with the turn whose request came after it', () => {
+    const boundary = (summary: string) => ({
+      type: 'system',
+      subtype: 'compact_boundary',
+      compact_metadata: { trigger: 'auto', pre_tokens: 9000 },
+      ci_agent_summary: summary,
+    });
+    const run = parseRecordedRun(
+      log(
+        init,
+        assistant('msg_1', [toolUse]),
+        decision,
+        user,
+        boundary('first summary'),
+        assistant('msg_2', []),
+        boundary('second summary'),
+        result,
+      ),
+      'run.jsonl',
+    );
+    expect(run.compactions).toEqual([
+      { beforeTurn: 1, summary: 'first summary' },
+      { beforeTurn: 2, summary: 'second summary' },
+    ]);
+  });
+
   it('reads the session, the turns, each call with its decision and result, and the end', () => {
     const run = parseRecordedRun(
       log(init, assistant('msg_1', [toolUse]), decision, user, assistant('msg_2', []), result),
@@ -126,9 +152,14 @@ describe('parseRecordedRun', () => {
       );
     });
 
-    it('refuses a compaction, whose summary is not in the log', () => {
+    it('refuses a compaction whose summary is not in the log (an older log)', () => {
       const boundary = { type: 'system', subtype: 'compact_boundary' };
-      expect(failure(log(init, boundary, result))).toContain('the run compacted its context');
+      expect(failure(log(init, boundary, result))).toBe(
+        'run.jsonl:2: the run compacted its context, and this log does not have the summary the model wrote for it (ci_agent_summary: an older ci-agent wrote it), so it cannot be replayed',
+      );
+      expect(failure(log(init, { ...boundary, ci_agent_summary: 7 }, result))).toMatch(
+        /^run\.jsonl:2: ci_agent_summary: /,
+      );
     });
 
     it('refuses two runs in one file', () => {

@@ -4,6 +4,7 @@ import { ModelError } from '../../src/model/model-client.js';
 import type { Message } from '../../src/model/types.js';
 import type { RecordedTurn } from '../../src/replay/recorded-run.js';
 import { ReplayModelClient } from '../../src/replay/replay-model.js';
+import { SUMMARY_SYSTEM_PROMPT } from '../../src/agent/context/compaction.js';
 
 const usage = {
   input_tokens: 1,
@@ -110,6 +111,55 @@ describe('ReplayModelClient', () => {
       await refusal(client, [prompt, answering('toolu_x')]);
       await refusal(client, [prompt, answering('toolu_y')]);
       expect(client.divergence).toContain('request 1 answers the calls [toolu_x]');
+    });
+  });
+
+  describe('a compaction', () => {
+    const summaryRequest: ModelRequest = {
+      model: 'm',
+      system: SUMMARY_SYSTEM_PROMPT,
+      messages: [{ role: 'user', content: '<transcript>…</transcript>' }],
+      tools: [],
+      maxTokens: 1000,
+    };
+    const compactions = [{ beforeTurn: 1, summary: 'read a; next: finish' }];
+
+    it('is answered with the recorded summary where the log compacted, and the run goes on', async () => {
+      const client = new ReplayModelClient(turns, undefined, compactions);
+      await collect(client.stream(request([prompt])));
+      const summary = await collect(client.stream(summaryRequest));
+      expect(summary.at(-1)).toMatchObject({
+        type: 'message-complete',
+        message: {
+          content: [{ type: 'text', text: 'read a; next: finish' }],
+          stopReason: 'end_turn',
+        },
+      });
+      const second = await collect(client.stream(request([prompt, answering('toolu_a')])));
+      expect(second.at(-1)).toMatchObject({ message: { id: 'msg_1' } });
+      expect(client.divergence).toBeUndefined();
+    });
+
+    it('refuses a summary request where the log did not compact', async () => {
+      const client = new ReplayModelClient(turns, undefined, compactions);
+      await expect(collect(client.stream(summaryRequest))).rejects.toThrow(ModelError);
+      expect(client.divergence).toBe(
+        "the run compacted its context before model turn 1, but the log's next compaction came before turn 2",
+      );
+      const none = new ReplayModelClient(turns);
+      await expect(collect(none.stream(summaryRequest))).rejects.toThrow(ModelError);
+      expect(none.divergence).toBe(
+        'the run compacted its context before model turn 1, but the log has no compaction there',
+      );
+    });
+
+    it("refuses a turn's request where the log compacted first", async () => {
+      const client = new ReplayModelClient(turns, undefined, compactions);
+      await collect(client.stream(request([prompt])));
+      await refusal(client, [prompt, answering('toolu_a')]);
+      expect(client.divergence).toBe(
+        'the log compacted the context before model turn 2, but the run did not',
+      );
     });
   });
 });

@@ -119,7 +119,13 @@ export type AgentEvent =
       message: string;
     }
   /** The older part of the conversation was summarised (docs/CC-COMPAT.md §4 `system/compact_boundary`). */
-  | { type: 'compact-boundary'; trigger: 'manual' | 'auto'; preTokens: number }
+  | {
+      type: 'compact-boundary';
+      trigger: 'manual' | 'auto';
+      preTokens: number;
+      /** What the model wrote for the older part (the log keeps it, so a replay can serve it). */
+      summary: string;
+    }
   | { type: 'result'; result: RunResult }
   /**
    * An event of a subagent's run (the Agent tool, agent/subagent.ts), as it happens, filed under

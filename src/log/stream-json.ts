@@ -254,6 +254,8 @@ export class StreamJsonMapper {
             type: 'system',
             subtype: 'compact_boundary',
             compact_metadata: { trigger: event.trigger, pre_tokens: event.preTokens },
+            // Ours: the summary the model wrote, which `ci-agent replay` serves again.
+            ci_agent_summary: event.summary,
             ...base(),
           },
         ];

@@ -7,7 +7,9 @@
  * The log is untrusted data: every line is checked against the shape it claims, and anything
  * that would make a replay unfaithful is refused (ReplayInputError, `ci-agent replay` exit 2)
  * with the line number — a cut-off last line, no `result` line (a log cut short), a subagent's
- * lines, a compaction (its summary request's answer is not in the log).
+ * lines, a compaction whose summary the log does not have (a log from before `ci_agent_summary`).
+ * A compaction it has is kept with the turn it came before, so the replay's model can serve the
+ * summary at that point, and only there.
  */
 import * as z from 'zod';
 import type { AssistantContentBlock, StopReason, Usage } from '../model/types.js';
@@ -46,6 +48,13 @@ export interface RecordedResult {
   isError: boolean;
 }
 
+/** A compaction of the recorded run: the summary the model wrote, before turn `beforeTurn`. */
+export interface RecordedCompaction {
+  /** 0-based index of the turn whose request came after it (the turns recorded before it). */
+  beforeTurn: number;
+  summary: string;
+}
+
 export interface PolicyDigest {
   path: string;
   kind: string;
@@ -68,6 +77,7 @@ export interface RecordedRun {
   calls: readonly RecordedCall[];
   decisions: ReadonlyMap<string, RecordedDecision>;
   results: ReadonlyMap<string, RecordedResult>;
+  compactions: readonly RecordedCompaction[];
   outcome: { subtype: string; numTurns: number };
 }
 
@@ -140,6 +150,8 @@ const decisionLine = z.object({
 
 const resultLine = z.object({ subtype: z.string(), num_turns: z.number() });
 
+const compactLine = z.object({ ci_agent_summary: z.string().min(1).optional() });
+
 /** Reads a whole tool log; throws ReplayInputError naming the file and line. */
 export function parseRecordedRun(text: string, name: string): RecordedRun {
   const lines = text.split('\n');
@@ -169,6 +181,7 @@ class RunReader {
   private readonly calls: RecordedCall[] = [];
   private readonly decisions = new Map<string, RecordedDecision>();
   private readonly results = new Map<string, RecordedResult>();
+  private readonly compactions: RecordedCompaction[] = [];
   private outcome: RecordedRun['outcome'] | undefined;
 
   constructor(private readonly name: string) {}
@@ -212,9 +225,12 @@ class RunReader {
         reason: decision.reason,
       });
     } else if (type === 'system' && subtype === 'compact_boundary') {
-      throw new ReplayInputError(
-        `${where}: the run compacted its context; the summary the model wrote for it is not in the log, so it cannot be replayed`,
-      );
+      const summary = check(compactLine, value, where).ci_agent_summary;
+      if (summary === undefined)
+        throw new ReplayInputError(
+          `${where}: the run compacted its context, and this log does not have the summary the model wrote for it (ci_agent_summary: an older ci-agent wrote it), so it cannot be replayed`,
+        );
+      this.compactions.push({ beforeTurn: this.turns.length, summary });
     }
     // Other lines (hook_response, tool_call_end, api_retry, …) are not needed to replay.
   }
@@ -269,6 +285,7 @@ class RunReader {
       calls: this.calls,
       decisions: this.decisions,
       results: this.results,
+      compactions: this.compactions,
       outcome: this.outcome,
     });
   }

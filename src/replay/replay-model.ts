@@ -3,21 +3,27 @@
  * assistant message, as the provider streamed it (message-start, each block complete, the
  * message), so the loop runs its tools exactly as it did. No network at all.
  *
+ * A compaction's summary request (agent/context/compaction.ts: the summary system prompt, no
+ * tools) is answered with the recorded summary, when the log compacted at that very point.
+ *
  * It refuses, and records why (`divergence`), what it cannot answer faithfully:
  * 1. a request past the last recorded message (a Stop hook sent the model back to work, a
  *    limit fell later than recorded);
  * 2. a request that does not answer the previous message's calls, id for id and in order (a
- *    compaction's summary request, a hook's extra message);
- * 3. the first request carrying tool results.
+ *    hook's extra message);
+ * 3. the first request carrying tool results;
+ * 4. a summary request where the log did not compact, and a turn's request where it did.
  * The refusal is a ModelError that is not retried, so the run ends there.
  */
 import { ModelError } from '../model/model-client.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/model-client.js';
 import type { AssistantContentBlock } from '../model/types.js';
-import type { RecordedTurn } from './recorded-run.js';
+import { SUMMARY_SYSTEM_PROMPT } from '../agent/context/compaction.js';
+import type { RecordedCompaction, RecordedTurn } from './recorded-run.js';
 
 export class ReplayModelClient implements ModelClient {
   private served = 0;
+  private summariesServed = 0;
   /** Why the replay could not go on, once it could not. */
   divergence: string | undefined;
 
@@ -25,6 +31,7 @@ export class ReplayModelClient implements ModelClient {
   constructor(
     private readonly turns: readonly RecordedTurn[],
     private readonly mapInput: (input: unknown) => unknown = (input) => input,
+    private readonly compactions: readonly RecordedCompaction[] = [],
   ) {}
 
   /** How many recorded messages the run has asked for. */
@@ -33,6 +40,10 @@ export class ReplayModelClient implements ModelClient {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    if (isSummaryRequest(request)) {
+      yield* this.summary();
+      return;
+    }
     const index = this.served;
     const problem = this.problemWith(request, index);
     if (problem !== undefined) {
@@ -60,6 +71,36 @@ export class ReplayModelClient implements ModelClient {
     };
   }
 
+  /** The recorded summary of the compaction due before the next turn. */
+  private *summary(): Iterable<ModelStreamEvent> {
+    const compaction = this.compactions[this.summariesServed];
+    if (compaction?.beforeTurn !== this.served) {
+      const problem =
+        compaction === undefined
+          ? `the run compacted its context before model turn ${this.served + 1}, but the log has no compaction there`
+          : `the run compacted its context before model turn ${this.served + 1}, but the log's next compaction came before turn ${compaction.beforeTurn + 1}`;
+      this.divergence ??= problem;
+      throw new ModelError(`replay: ${problem}`, { kind: 'invalid-request', retryable: false });
+    }
+    this.summariesServed += 1;
+    const model = this.turns[Math.max(0, this.served - 1)]?.model ?? 'replay';
+    // The log keeps the summary's text, not its usage: it is served as costing nothing.
+    const usage = {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    };
+    const id = `replay_summary_${this.summariesServed}`;
+    const block = { type: 'text' as const, text: compaction.summary };
+    yield { type: 'message-start', messageId: id, model, usage };
+    yield { type: 'block-complete', index: 0, block };
+    yield {
+      type: 'message-complete',
+      message: { id, model, content: [block], stopReason: 'end_turn', usage },
+    };
+  }
+
   private mapped(block: AssistantContentBlock): AssistantContentBlock {
     return block.type === 'tool_use' ? { ...block, input: this.mapInput(block.input) } : block;
   }
@@ -67,12 +108,20 @@ export class ReplayModelClient implements ModelClient {
   private problemWith(request: ModelRequest, index: number): string | undefined {
     if (index >= this.turns.length)
       return `the run asked for model turn ${index + 1}, but the log records ${this.turns.length}`;
+    const due = this.compactions[this.summariesServed];
+    if (due?.beforeTurn === index)
+      return `the log compacted the context before model turn ${index + 1}, but the run did not`;
     const answered = resultIdsOf(request);
     const expected = index === 0 ? [] : callIdsOf(this.turns[index - 1]!);
     if (answered.join(',') !== expected.join(','))
       return `request ${index + 1} answers the calls [${answered.join(', ')}], but the log's turn ${index} made [${expected.join(', ')}]: the run went another way than recorded`;
     return undefined;
   }
+}
+
+/** A compaction's summary request: the summary system prompt and no tools (compaction.ts). */
+function isSummaryRequest(request: ModelRequest): boolean {
+  return request.system === SUMMARY_SYSTEM_PROMPT && request.tools.length === 0;
 }
 
 function callIdsOf(turn: RecordedTurn): string[] {

@@ -153,8 +153,10 @@ async function replayInto(report: ReplayReport, options: ReplayOptions): Promise
   try {
     // 3.
     const logPath = join(checkout.root, REPLAY_LOG);
-    const model = new ReplayModelClient(recorded.turns, (input) =>
-      mapPaths(input, recorded.cwd, checkout.dir),
+    const model = new ReplayModelClient(
+      recorded.turns,
+      (input) => mapPaths(input, recorded.cwd, checkout.dir),
+      recorded.compactions,
     );
     const sandboxed = (options.sandbox ?? true) && recorded.sandbox !== 'none';
     await options.runCli({

@@ -190,7 +190,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     compaction = { keptFrom, summary: plan === undefined ? summary : `${summary}\n\n${plan}` };
     // The task message changed: nothing after it is read from the cache, so reduce all there is.
     reduceBefore = shortenBeforeTurn(turnsIn(messages), settings);
-    options.events({ type: 'compact-boundary', trigger, preTokens });
+    options.events({ type: 'compact-boundary', trigger, preTokens, summary });
     return true;
   };
 
