@@ -82,19 +82,16 @@ export function workingScript(root: string, cycles: number): ReplayBlock[][] {
         },
       ],
       [{ type: 'tool_use', id: id('n'), name: 'Read', input: { file_path: src(edit.file + 1) } }],
-      [
-        ...(cycle === cycles - 1 ? [{ type: 'text' as const, text: 'All fixes are in.' }] : []),
-        ...(cycle === cycles - 1
-          ? []
-          : [
-              {
-                type: 'tool_use' as const,
-                id: id('l'),
-                name: 'Bash',
-                input: { command: 'ls src', description: 'List the sources' },
-              },
-            ]),
-      ],
+      cycle === cycles - 1
+        ? [{ type: 'text', text: 'All fixes are in.' }]
+        : [
+            {
+              type: 'tool_use',
+              id: id('l'),
+              name: 'Bash',
+              input: { command: 'ls src', description: 'List the sources' },
+            },
+          ],
     );
   }
   return turns;

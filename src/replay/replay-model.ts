@@ -18,6 +18,7 @@
 import { ModelError } from '../model/model-client.js';
 import type { ModelClient, ModelRequest, ModelStreamEvent } from '../model/model-client.js';
 import type { AssistantContentBlock } from '../model/types.js';
+import { emptyUsage } from '../model/types.js';
 import { SUMMARY_SYSTEM_PROMPT } from '../agent/context/compaction.js';
 import type { RecordedCompaction, RecordedTurn } from './recorded-run.js';
 
@@ -85,12 +86,7 @@ export class ReplayModelClient implements ModelClient {
     this.summariesServed += 1;
     const model = this.turns[Math.max(0, this.served - 1)]?.model ?? 'replay';
     // The log keeps the summary's text, not its usage: it is served as costing nothing.
-    const usage = {
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-    };
+    const usage = emptyUsage();
     const id = `replay_summary_${this.summariesServed}`;
     const block = { type: 'text' as const, text: compaction.summary };
     yield { type: 'message-start', messageId: id, model, usage };

@@ -88,7 +88,9 @@ describe('createContextManager with a prompt cache to keep', () => {
   const bash = (index: number, lines = 40) => [
     call(`b${index}`, 'Bash', { command: `step ${index}` }, big(`out${index}`, lines)),
   ];
-  function manager(options: { maxTurns?: number; window?: number } = {}) {
+  function manager(
+    options: { maxTurns?: number; window?: number; settings?: Partial<ContextSettings> } = {},
+  ) {
     let clock = 0;
     const context = withPrepareMessages(
       createContextManager({
@@ -99,7 +101,11 @@ describe('createContextManager with a prompt cache to keep', () => {
         systemPrompt: 'you are a test',
         tools: [],
         events: () => undefined,
-        settings: { ...settings, ...(options.window ? { contextWindow: options.window } : {}) },
+        settings: {
+          ...settings,
+          ...options.settings,
+          ...(options.window ? { contextWindow: options.window } : {}),
+        },
         ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
         now: () => clock,
       }),
@@ -134,26 +140,17 @@ describe('createContextManager with a prompt cache to keep', () => {
     // of 30k) the held request reaches the limit within a few turns, where everything older is
     // shortened anyway: moving now would only write the kept turns again.
     const turns = Array.from({ length: 12 }, (_, index) => bash(index, 400));
-    const run = async (contextWindow: number) => {
-      let clock = 0;
-      const context = withPrepareMessages(
-        createContextManager({
-          model: 'claude-sonnet-5-5',
-          modelClient: createAnthropicClient({ apiKey: 'k', baseURL: 'http://127.0.0.1:9' }),
-          cwd: '/repo',
-          systemPrompt: 'you are a test',
-          tools: [],
-          events: () => undefined,
-          settings: { keepRecentTurns: 3, boundaryStep: 3, shortenAboveChars: 100, contextWindow },
-          now: () => clock,
-        }),
-      );
+    const run = async (window: number) => {
+      const { context, advance } = manager({
+        window,
+        settings: { keepRecentTurns: 3, boundaryStep: 3 },
+      });
       const counts: number[] = [];
       for (let count = 1; count <= turns.length; count++) {
         counts.push(
           shortened(await context.prepareMessages(conversation(...turns.slice(0, count)))),
         );
-        clock += 1_000;
+        advance(1_000);
       }
       return counts;
     };
